@@ -1,0 +1,12 @@
+/** Jest: unit specs beside the code (*.spec.ts), integration (*.int-spec.ts) and end-to-end (*.e2e-spec.ts). */
+const { pathsToModuleNameMapper } = require('./tools/jest-paths');
+const swc = ['@swc/jest', { jsc: { parser: { syntax: 'typescript', decorators: true }, transform: { legacyDecorator: true, decoratorMetadata: true }, target: 'es2022' }, module: { type: 'commonjs' } }];
+module.exports = {
+  testEnvironment: 'node',
+  transform: { '^.+\\.ts$': swc },
+  moduleNameMapper: pathsToModuleNameMapper(),
+  testMatch: ['<rootDir>/{libs,services,apps,test}/**/*.{spec,int-spec,e2e-spec}.ts'],
+  testPathIgnorePatterns: ['/node_modules/', '/dist/', '/data/'],
+  maxWorkers: 2,
+  testTimeout: 60000,
+};

@@ -1,0 +1,37 @@
+/**
+ * Limits of the spec (interface-spec.md, "Limits") and the decisions of DESIGN.md §4 where the spec is
+ * silent. Sizes are bytes of UTF-8; "50KB" and "1MB" are read as 50 × 1024 and 1024 × 1024 bytes.
+ */
+export const LIMITS = {
+  recordName: { min: 1, max: 128 },
+  agentName: { min: 1, max: 128 },
+  tags: { maxCount: 10, maxLength: 64 },
+  category: { min: 1, max: 32 },
+  recallQuery: { min: 1, max: 1000 },
+  recallLimit: { min: 1, max: 50, default: 10 },
+  memoryContentBytes: { min: 1, max: 50 * 1024 },
+  pathLength: { max: 256 },
+  fileContentBytes: { max: 1024 * 1024 },
+  rawContentBytes: { max: 1024 * 1024 },
+  idempotencyKey: { min: 1, max: 255 },
+  listRecords: { defaultLimit: 20, maxLimit: 100 },
+  contextPerType: { default: 50, max: 200 },
+} as const;
+
+/** Rate limits of the spec, per 60-second window. */
+export const RATE_LIMITS = {
+  agentPerMinute: 100,
+  recordWritesPerMinute: 30,
+  recordQueriesPerMinute: 60,
+  windowSeconds: 60,
+} as const;
+
+/** Default category of a record (spec) and of an agent (spec). */
+export const DEFAULT_RECORD_CATEGORY = 'general';
+export const DEFAULT_AGENT_CATEGORY = 'agent';
+
+/** How long an idempotency key is remembered (DESIGN.md §4: at least 24 h). */
+export const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
+
+/** Wallet signature timestamp window, ± seconds (DESIGN.md §4). */
+export const SIGNATURE_WINDOW_SECONDS = 300;

@@ -1,0 +1,48 @@
+import { z } from 'zod';
+import { idPattern } from '../ids';
+import { LIMITS } from '../limits';
+import { checkStoragePath } from '../paths';
+
+/** Byte length of a string in UTF-8. */
+export function utf8Bytes(value: string): number {
+  return Buffer.byteLength(value, 'utf8');
+}
+
+export const RecordIdSchema = z.string().regex(idPattern('record'), 'must be a record id (rec_...)');
+export const MemoryIdSchema = z.string().regex(idPattern('memory'), 'must be a memory id (mem_...)');
+export const AgentIdSchema = z.string().regex(idPattern('agent'), 'must be an agent id (agt_...)');
+
+/** A memory or file path (DESIGN.md §3): normalised to NFC, checked by {@link checkStoragePath}. */
+export const StoragePathSchema = z.string().transform((raw, ctx) => {
+  const checked = checkStoragePath(raw);
+  if (!checked.ok) {
+    ctx.addIssue({ code: 'custom', message: checked.message });
+    return z.NEVER;
+  }
+  return checked.path;
+});
+
+export const TagsSchema = z
+  .array(z.string().min(1).max(LIMITS.tags.maxLength))
+  .max(LIMITS.tags.maxCount, `must have at most ${LIMITS.tags.maxCount} entries`);
+
+export const CategorySchema = z.string().min(LIMITS.category.min).max(LIMITS.category.max);
+
+export const IdempotencyKeySchema = z.string().min(LIMITS.idempotencyKey.min).max(LIMITS.idempotencyKey.max);
+
+/** ISO 8601 UTC timestamp string. */
+export const TimestampSchema = z.string().datetime();
+
+/** The five memory types, which are also the keys of the context response (DESIGN.md §3). */
+export const MEMORY_TYPES = ['identity', 'fact', 'relationship', 'episode', 'skill'] as const;
+export const MemoryTypeSchema = z.enum(MEMORY_TYPES);
+export type MemoryType = z.infer<typeof MemoryTypeSchema>;
+
+/** A non-negative integer read from a query string ("20" → 20); anything else is rejected. */
+export function queryInt(min: number, max: number) {
+  return z
+    .string()
+    .regex(/^\d+$/, 'must be a whole number')
+    .transform(Number)
+    .pipe(z.number().int().min(min).max(max));
+}

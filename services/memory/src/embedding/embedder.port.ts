@@ -1,0 +1,18 @@
+/**
+ * Port: turns texts into dense embeddings. Adapters: `use-lite.embedder.ts` (Universal Sentence Encoder
+ * lite, offline, 512 dims) and `openai-compatible.embedder.ts` (any `/v1/embeddings` endpoint).
+ */
+export interface Embedder {
+  /** Stable identifier of model and dimension, stored with every vector (e.g. `use-lite@512`). */
+  readonly id: string;
+  /** Length of every vector this embedder returns. */
+  readonly dimension: number;
+  /**
+   * Embeds each text. Returns one unit-length (L2-normalised) vector of `dimension` floats per text, in
+   * input order. Throws on model or network failure.
+   */
+  embed(texts: readonly string[]): Promise<Float32Array[]>;
+  /** Releases model memory or connections. */
+  close?(): Promise<void>;
+}
+export const EMBEDDER = Symbol('Embedder');
