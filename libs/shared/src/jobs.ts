@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MemoryIdSchema, RecordIdSchema } from './schemas/common';
+import { RecordIdSchema } from './schemas/common';
 
 /** Job queue names. Do not rename: queued jobs of a running system carry these names. */
 export const QUEUES = {
@@ -7,18 +7,17 @@ export const QUEUES = {
   filesPurge: 'files-purge',
 } as const;
 
-/** Job `memory.purge-memory`: remove one forgotten memory from blob store, vector index and write log. */
-export const PurgeMemoryJobSchema = z.object({ recordId: RecordIdSchema, memoryId: MemoryIdSchema });
-export type PurgeMemoryJob = z.infer<typeof PurgeMemoryJobSchema>;
+/** Job `memory.purge`: run one durable purge task (a forgotten memory, or a deleted record) against the vector index and blob store. */
+export const MemoryPurgeJobSchema = z.object({ taskId: z.string().min(1) });
+export type MemoryPurgeJob = z.infer<typeof MemoryPurgeJobSchema>;
 
-/** Job `*.purge-record`: remove every memory or file of a deleted record from every store. */
+/** Job `files.purge-record`: remove every file and raw blob of a deleted record from the blob store. */
 export const PurgeRecordJobSchema = z.object({ recordId: RecordIdSchema, eventId: z.string() });
 export type PurgeRecordJob = z.infer<typeof PurgeRecordJobSchema>;
 
 /** The typed job union, keyed by job name. */
 export const JOBS = {
-  'memory.purge-memory': PurgeMemoryJobSchema,
-  'memory.purge-record': PurgeRecordJobSchema,
+  'memory.purge': MemoryPurgeJobSchema,
   'files.purge-record': PurgeRecordJobSchema,
 } as const;
 export type JobName = keyof typeof JOBS;

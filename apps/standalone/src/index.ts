@@ -1,0 +1,2 @@
+export * from './standalone.app';
+export * from './standalone.config';

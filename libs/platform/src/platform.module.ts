@@ -1,0 +1,63 @@
+import { type DynamicModule, Global, Inject, Injectable, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { join } from 'node:path';
+import { BLOB_STORE } from './blob-store/blob-store.port';
+import { FilesystemBlobStore } from './blob-store/filesystem.blob-store';
+import { BUS_REQUEST_TIMEOUT_MS, BUS_TRANSPORT_CLIENT, BusClient } from './bus/bus-client';
+import { InProcessClient, type InProcessBus } from './bus/in-process.transport';
+import { DATABASE, type Database } from './database/database.port';
+import { PgliteDatabase } from './database/pglite.database';
+import { InProcessJobQueue } from './jobs/in-process.job-queue';
+import { JOB_QUEUE, type JobQueue } from './jobs/job-queue.port';
+
+/** Options of the standalone platform: everything under one data directory (DESIGN.md §2). */
+export interface StandalonePlatformOptions {
+  /** Root of all data: `postgres/` (PGlite), `blobs/`, `vectors/`. `memory://` keeps the database in memory (tests). */
+  dataDir: string;
+  /** How long a bus request may wait for its reply, ms. */
+  busRequestTimeoutMs: number;
+  /** The bus the in-process transport's server side is attached to. */
+  bus: InProcessBus;
+}
+
+/** Where the standalone platform keeps its data; services read their own sub-directories from it. */
+export const DATA_DIR = Symbol('DataDir');
+
+@Injectable()
+class PlatformShutdown implements OnApplicationShutdown {
+  constructor(
+    @Inject(JOB_QUEUE) private readonly jobs: JobQueue,
+    @Inject(DATABASE) private readonly db: Database,
+  ) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.jobs.close();
+    await this.db.close();
+  }
+}
+
+/**
+ * The shared infrastructure ports (database, blob store, job queue, bus) for one process. A run mode
+ * only picks adapters here (STYLE.md habit 3); services inject the ports by token.
+ */
+@Global()
+@Module({})
+export class PlatformModule {
+  /** Embedded adapters: PGlite, filesystem blobs, in-process jobs and bus. */
+  static standalone(options: StandalonePlatformOptions): DynamicModule {
+    const memoryDb = options.dataDir.startsWith('memory://');
+    return {
+      module: PlatformModule,
+      providers: [
+        { provide: DATA_DIR, useValue: options.dataDir },
+        { provide: DATABASE, useFactory: () => PgliteDatabase.open(memoryDb ? 'memory://' : join(options.dataDir, 'postgres')) },
+        { provide: BLOB_STORE, useValue: new FilesystemBlobStore(join(memoryDb ? options.dataDir.slice('memory://'.length) || '/tmp/agent-memory-blobs' : options.dataDir, 'blobs')) },
+        { provide: JOB_QUEUE, useValue: new InProcessJobQueue() },
+        { provide: BUS_TRANSPORT_CLIENT, useValue: new InProcessClient(options.bus) },
+        { provide: BUS_REQUEST_TIMEOUT_MS, useValue: options.busRequestTimeoutMs },
+        BusClient,
+        PlatformShutdown,
+      ],
+      exports: [DATA_DIR, DATABASE, BLOB_STORE, JOB_QUEUE, BUS_TRANSPORT_CLIENT, BusClient],
+    };
+  }
+}

@@ -1,0 +1,3 @@
+export * from './agents.module';
+export * from './agents.service';
+export * from './agent-key';

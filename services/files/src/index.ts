@@ -1,0 +1,2 @@
+export * from './files.module';
+export * from './files.service';

@@ -1,0 +1,13 @@
+import { join } from 'node:path';
+import { type Database } from '@agent-memory/platform';
+import { PrismaClient } from './generated/client';
+
+export { PrismaClient as FilesPrismaClient };
+export const FILES_SCHEMA = 'files';
+export const FILES_MIGRATIONS_DIR = join(__dirname, '..', '..', 'prisma', 'migrations');
+
+/** Applies the files migrations, then opens a Prisma Client on the service's schema. */
+export async function openFilesPrisma(db: Database): Promise<PrismaClient> {
+  await db.migrate(FILES_SCHEMA, FILES_MIGRATIONS_DIR);
+  return new PrismaClient({ adapter: db.prismaAdapter(FILES_SCHEMA) });
+}

@@ -1,0 +1,57 @@
+import { randomUUID } from 'node:crypto';
+import type { INestApplication } from '@nestjs/common';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { cleanupOpenApiDoc } from 'nestjs-zod';
+import { fail, HTTP_STATUS_BY_CODE, LIMITS } from '@agent-memory/shared';
+import { runWithBusHeaders } from '@agent-memory/platform';
+import { httpErrorToDomain } from './http/error.filter';
+
+/**
+ * Largest accepted request body, bytes: a 1 MB file whose every character needs a 6-byte JSON escape
+ * fits; the schemas then enforce the spec's exact content limits with a clear message.
+ */
+export const BODY_LIMIT_BYTES = 6 * LIMITS.fileContentBytes.max + 64 * 1024;
+
+/** The Fastify adapter with the gateway's request ids (`x-request-id` in, echoed out). */
+export function createGatewayHttpAdapter(): FastifyAdapter {
+  return new FastifyAdapter({
+    bodyLimit: BODY_LIMIT_BYTES,
+    genReqId: (req: { headers: Record<string, string | string[] | undefined> }) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && /^[\w.:-]{1,128}$/.test(given) ? given : randomUUID();
+    },
+    // JSON bodies with __proto__/constructor keys are refused outright.
+    onProtoPoisoning: 'error',
+    onConstructorPoisoning: 'error',
+  });
+}
+
+/**
+ * Fastify-level hooks that Nest's filters cannot see: body parsing errors, unknown routes, the request
+ * id header, the bus correlation id, and the OpenAPI document at `/docs` (JSON at `/docs/openapi.json`).
+ */
+export function configureGatewayApp(app: NestFastifyApplication): void {
+  const fastify = app.getHttpAdapter().getInstance();
+  fastify.addHook('onRequest', (req, reply, done) => {
+    void reply.header('x-request-id', req.id);
+    runWithBusHeaders({ requestId: String(req.id) }, done);
+  });
+  fastify.setNotFoundHandler((_req, reply) => {
+    void reply.status(404).send(fail('NOT_FOUND', 'Route not found'));
+  });
+  fastify.setErrorHandler((error: { statusCode?: number; code?: string }, _req, reply) => {
+    const domain = httpErrorToDomain(error.statusCode ?? 500, error.code);
+    void reply.status(HTTP_STATUS_BY_CODE[domain.code]).send(fail(domain.code, domain.message));
+  });
+  const document = SwaggerModule.createDocument(
+    app as unknown as INestApplication,
+    new DocumentBuilder()
+      .setTitle('agent-memory')
+      .setDescription('Memory service for AI agents: records, memories, files, recall, context. Every response uses the envelope { success, data | error }.')
+      .setVersion('1')
+      .addBearerAuth()
+      .build(),
+  );
+  SwaggerModule.setup('docs', app as unknown as INestApplication, cleanupOpenApiDoc(document), { jsonDocumentUrl: 'docs/openapi.json' });
+}

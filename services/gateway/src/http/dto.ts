@@ -1,0 +1,21 @@
+import { createZodDto } from 'nestjs-zod';
+import {
+  CreateAgentBodySchema,
+  CreateRecordBodySchema,
+  ForgetTargetSchema,
+  RawPutBodySchema,
+  RecallBodySchema,
+  RememberBodySchema,
+  UpdateRecordBodySchema,
+  WriteFileBodySchema,
+} from '@agent-memory/shared';
+
+/** DTO classes generated from the shared zod schemas: the OpenAPI document's request bodies. */
+export class CreateAgentDto extends createZodDto(CreateAgentBodySchema) {}
+export class CreateRecordDto extends createZodDto(CreateRecordBodySchema) {}
+export class UpdateRecordDto extends createZodDto(UpdateRecordBodySchema) {}
+export class RememberDto extends createZodDto(RememberBodySchema) {}
+export class RecallDto extends createZodDto(RecallBodySchema) {}
+export class ForgetDto extends createZodDto(ForgetTargetSchema) {}
+export class WriteFileDto extends createZodDto(WriteFileBodySchema) {}
+export class RawPutDto extends createZodDto(RawPutBodySchema) {}

@@ -1,0 +1,5 @@
+export * from './gateway.module';
+export * from './gateway.options';
+export * from './http-app';
+export * from './http/health.controller';
+export * from './auth/wallet-signature';

@@ -1,0 +1,172 @@
+import * as tfCore from '@energetic-ai/core';
+import { dot } from './vector-math';
+import { loadUseLiteRunner, UseLiteEmbedder, type EmbeddingBatchRunner } from './use-lite.embedder';
+
+const tf = tfCore as unknown as { memory(): { numTensors: number } };
+
+/** Fake runner: vector = [length, 1, 0, ...]; throws for any batch containing "boom". */
+function fakeRunner(dimension = 512): EmbeddingBatchRunner & { batches: string[][] } {
+  const batches: string[][] = [];
+  return {
+    batches,
+    async run(texts) {
+      batches.push([...texts]);
+      if (texts.some((t) => t.includes('boom'))) throw new Error('model exploded');
+      return texts.map((t) => Array.from({ length: dimension }, (_, i) => (i === 0 ? t.length + 1 : i === 1 ? 1 : 0)));
+    },
+    dispose() {},
+  };
+}
+
+describe('UseLiteEmbedder with the real model', () => {
+  let shared: EmbeddingBatchRunner;
+  /** Embedders in this file share one loaded model; `dispose` is a no-op so `close` keeps it alive. */
+  const make = (options: ConstructorParameters<typeof UseLiteEmbedder>[0] = {}) =>
+    new UseLiteEmbedder({ ...options, loadRunner: async () => ({ run: (t) => shared.run(t), dispose() {} }) });
+
+  beforeAll(async () => {
+    const warn = jest.spyOn(console, 'warn');
+    const log = jest.spyOn(console, 'log');
+    shared = await loadUseLiteRunner();
+    // The package and its bundled tfjs print nothing on load under Node; keep it that way.
+    expect(warn).not.toHaveBeenCalled();
+    expect(log).not.toHaveBeenCalled();
+    warn.mockRestore();
+    log.mockRestore();
+  });
+
+  afterAll(() => shared.dispose());
+
+  it('returns 512-dimensional unit Float32Arrays in input order', async () => {
+    const embedder = make();
+    expect(embedder.id).toBe('use-lite@512');
+    expect(embedder.dimension).toBe(512);
+    const vectors = await embedder.embed(['The cat sat on the mat.', '', 'Quarterly revenue grew by 12 percent.']);
+    expect(vectors).toHaveLength(3);
+    for (const v of vectors) {
+      expect(v).toBeInstanceOf(Float32Array);
+      expect(v).toHaveLength(512);
+      expect(Math.sqrt(dot(v, v))).toBeCloseTo(1, 5);
+    }
+    expect(dot(vectors[0], vectors[2])).toBeLessThan(0.99);
+    expect(await embedder.embed([])).toEqual([]);
+  });
+
+  it('puts paraphrases closer together than unrelated sentences', async () => {
+    const [a, b, c] = await make().embed([
+      'How do I reset my password?',
+      'I forgot my password and need to change it.',
+      'The weather in Lisbon is sunny today.',
+    ]);
+    expect(dot(a, b)).toBeGreaterThan(dot(a, c) + 0.2);
+    expect(dot(a, b)).toBeGreaterThan(dot(b, c) + 0.2);
+  });
+
+  it('coalesces concurrent calls into one model call and gives each caller its own vectors', async () => {
+    const texts = Array.from({ length: 10 }, (_, i) => `Sentence number ${i} talks about topic ${i * 7}.`);
+    const solo = make({ cacheSize: 0 });
+    const alone: Float32Array[] = [];
+    for (const text of texts) alone.push((await solo.embed([text]))[0]);
+    expect(solo.stats.modelCalls).toBe(10);
+
+    const batched = make({ batchWindowMs: 20 });
+    const results = await Promise.all(texts.map((text, i) => batched.embed(i % 2 ? [text, texts[0]] : [text])));
+    expect(batched.stats.modelCalls).toBe(1);
+    expect(batched.stats.textsEmbedded).toBe(10); // texts[0] asked 6 times, embedded once
+    results.forEach((vectors, i) => {
+      const expected = i % 2 ? [alone[i], alone[0]] : [alone[i]];
+      expect(vectors).toHaveLength(expected.length);
+      vectors.forEach((v, j) => {
+        const maxDiff = Math.max(...v.map((x, k) => Math.abs(x - expected[j][k])));
+        expect(maxDiff).toBeLessThan(1e-4);
+      });
+    });
+  });
+
+  it('splits a large call into batches of maxBatchSize and keeps the order', async () => {
+    const embedder = make({ maxBatchSize: 64, cacheSize: 0 });
+    const texts = Array.from({ length: 150 }, (_, i) => `Note ${i}: ${i % 3 ? 'billing' : 'deploy'} item ${i * 13}`);
+    const vectors = await embedder.embed(texts);
+    expect(embedder.stats.modelCalls).toBe(3);
+    const [check] = await embedder.embed([texts[149]]);
+    expect(Math.max(...check.map((x, k) => Math.abs(x - vectors[149][k])))).toBeLessThan(1e-4);
+  });
+
+  it('answers repeated texts from the cache with fresh arrays', async () => {
+    const embedder = make();
+    const [first] = await embedder.embed(['What does the user like to drink?']);
+    first.fill(0); // a caller mutating its copy must not poison the cache
+    const [second] = await embedder.embed(['What does the user like to drink?']);
+    expect(embedder.stats).toEqual({ modelCalls: 1, textsEmbedded: 1, cacheHits: 1 });
+    expect(Math.sqrt(dot(second, second))).toBeCloseTo(1, 5);
+  });
+
+  it('disposes every tensor it creates', async () => {
+    const embedder = make({ cacheSize: 0 });
+    await embedder.embed(['warm-up']);
+    const before = tf.memory().numTensors;
+    for (let i = 0; i < 5; i++) await embedder.embed(Array.from({ length: 20 }, (_, j) => `text ${i} ${j}`));
+    expect(tf.memory().numTensors).toBe(before);
+  });
+});
+
+describe('UseLiteEmbedder batching and errors (fake runner)', () => {
+  it('rejects only the caller whose input fails when a coalesced batch fails', async () => {
+    const runner = fakeRunner();
+    const embedder = new UseLiteEmbedder({ loadRunner: async () => runner, batchWindowMs: 10 });
+    const [ok, bad, alsoOk] = await Promise.allSettled([
+      embedder.embed(['fine']),
+      embedder.embed(['boom']),
+      embedder.embed(['also fine', 'x']),
+    ]);
+    expect(ok.status).toBe('fulfilled');
+    expect(alsoOk.status).toBe('fulfilled');
+    expect(bad).toEqual({ status: 'rejected', reason: new Error('model exploded') });
+    // One coalesced call, then each caller alone.
+    expect(runner.batches).toEqual([['fine', 'boom', 'also fine', 'x'], ['fine'], ['boom'], ['also fine', 'x']]);
+    expect((alsoOk as PromiseFulfilledResult<Float32Array[]>).value).toHaveLength(2);
+  });
+
+  it('propagates a model error to a lone caller and keeps working afterwards', async () => {
+    const embedder = new UseLiteEmbedder({ loadRunner: async () => fakeRunner(), batchWindowMs: 0 });
+    await expect(embedder.embed(['boom'])).rejects.toThrow('model exploded');
+    await expect(embedder.embed(['fine'])).resolves.toHaveLength(1);
+  });
+
+  it('loads the model once for concurrent callers and retries a failed load', async () => {
+    let loads = 0;
+    const embedder = new UseLiteEmbedder({
+      batchWindowMs: 0,
+      maxBatchSize: 2,
+      loadRunner: async () => {
+        loads++;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        if (loads === 1) throw new Error('weights missing');
+        return fakeRunner();
+      },
+    });
+    const first = await Promise.allSettled([embedder.embed(['a', 'b', 'c']), embedder.embed(['d'])]);
+    expect(first.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+    expect(loads).toBe(1);
+    const second = await Promise.all([embedder.embed(['a', 'b', 'c']), embedder.embed(['d'])]);
+    expect(second.map((v) => v.length)).toEqual([3, 1]);
+    expect(loads).toBe(2);
+  });
+
+  it('rejects vectors of the wrong dimension', async () => {
+    const embedder = new UseLiteEmbedder({ loadRunner: async () => fakeRunner(384) });
+    await expect(embedder.embed(['a'])).rejects.toThrow(/384 dimensions, expected 512/);
+  });
+
+  it('rejects queued and later calls after close, and disposes the runner', async () => {
+    const runner = fakeRunner();
+    const dispose = jest.spyOn(runner, 'dispose');
+    const embedder = new UseLiteEmbedder({ loadRunner: async () => runner, batchWindowMs: 50 });
+    await embedder.embed(['load it']);
+    const queued = embedder.embed(['waiting']);
+    await embedder.close();
+    await expect(queued).rejects.toThrow(/closed/);
+    await expect(embedder.embed(['after'])).rejects.toThrow(/closed/);
+    expect(dispose).toHaveBeenCalledTimes(1);
+  });
+});

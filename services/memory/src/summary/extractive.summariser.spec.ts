@@ -1,0 +1,105 @@
+import { ExtractiveSummariser, truncateAtWord } from './extractive.summariser';
+
+const MEETING = [
+  'The quarterly planning meeting ran long.',
+  'Alice presented the new billing architecture, which moves invoicing to an event-driven pipeline.',
+  'Bob asked about costs.',
+  'The team agreed that the billing migration will start on March 3 and must finish before the audit.',
+  'Lunch was pizza.',
+  'Carol will own the migration runbook and report weekly on the billing migration.',
+];
+
+describe('ExtractiveSummariser', () => {
+  const summariser = new ExtractiveSummariser();
+
+  it('returns short content unchanged apart from collapsed whitespace', async () => {
+    await expect(summariser.summarise('The user prefers dark mode.')).resolves.toBe('The user prefers dark mode.');
+    await expect(summariser.summarise('  Line one.\n\n\tLine   two.  ')).resolves.toBe('Line one. Line two.');
+    const exactly280 = 'a'.repeat(280);
+    await expect(summariser.summarise(exactly280)).resolves.toBe(exactly280);
+  });
+
+  it('bounds long content by maxChars and keeps whole sentences in their original order', async () => {
+    const content = MEETING.join(' ');
+    expect(content.length).toBeGreaterThan(280);
+    for (const maxChars of [280, 200, 120]) {
+      const summary = await summariser.summarise(content, maxChars);
+      expect(summary.length).toBeLessThanOrEqual(maxChars);
+      const picked = MEETING.filter((s) => summary.includes(s));
+      expect(picked.length).toBeGreaterThan(0);
+      expect(summary).toBe(picked.join(' '));
+    }
+  });
+
+  it('picks the sentence about the recurring topic, not the filler', async () => {
+    const summary = await summariser.summarise(MEETING.join(' '), 120);
+    expect(summary).toBe('Carol will own the migration runbook and report weekly on the billing migration.');
+    const longer = await summariser.summarise(MEETING.join(' '));
+    expect(longer).toContain('billing migration will start on March 3');
+    expect(longer).not.toContain('Lunch was pizza.');
+  });
+
+  it('picks the central sentence of a conversation log', async () => {
+    const content =
+      'We talked about many things today. The weather was nice. The user said that her daughter Mia starts ' +
+      'university in Edinburgh in September and she is worried about paying the tuition. She asked me to ' +
+      'remind her about the tuition deadline for Edinburgh. Then we chatted about films. She likes old westerns.';
+    const summary = await summariser.summarise(content);
+    expect(summary).toBe(
+      'The user said that her daughter Mia starts university in Edinburgh in September and she is worried ' +
+        'about paying the tuition. She asked me to remind her about the tuition deadline for Edinburgh.',
+    );
+    // Too long for 100 characters: the best sentence is cut rather than swapped for small talk.
+    const short = await summariser.summarise(content, 100);
+    expect(short).toMatch(/^The user said that her daughter Mia starts university in Edinburgh .*…$/);
+  });
+
+  it('cuts a single over-long sentence at a word boundary with an ellipsis', async () => {
+    const sentence = `The migration plan covers ${Array.from({ length: 60 }, (_, i) => `service${i}`).join(' ')} and more`;
+    const summary = await summariser.summarise(sentence, 100);
+    expect(summary.length).toBeLessThanOrEqual(100);
+    expect(summary.endsWith('…')).toBe(true);
+    const words = summary.slice(0, -1).split(' ');
+    // Every word is whole: it appears as a word of the original.
+    expect(words.every((w) => sentence.split(' ').includes(w))).toBe(true);
+  });
+
+  it('never returns an empty string for non-blank content', async () => {
+    const cases = ['x', '.', '!!!', '😀'.repeat(200), 'a'.repeat(5_000), '. . . . '.repeat(100), 'Ünïcödé '.repeat(80)];
+    for (const content of cases) {
+      for (const maxChars of [1, 2, 10, 280]) {
+        const summary = await summariser.summarise(content, maxChars);
+        expect(summary.length).toBeGreaterThan(0);
+        expect(summary.length).toBeLessThanOrEqual(maxChars);
+        expect(summary).not.toMatch(/[\uD800-\uDBFF]$/); // no split surrogate pair
+      }
+    }
+    await expect(summariser.summarise(' \n ')).resolves.toBe('');
+  });
+
+  it('handles a 50 KB memory quickly', async () => {
+    const content = MEETING.join(' ').repeat(150);
+    const started = Date.now();
+    const summary = await summariser.summarise(content);
+    expect(summary.length).toBeLessThanOrEqual(280);
+    expect(summary.length).toBeGreaterThan(50);
+    expect(Date.now() - started).toBeLessThan(2_000);
+  });
+
+  it('rejects a maxChars that is not a positive integer', async () => {
+    await expect(summariser.summarise('text', 0)).rejects.toThrow(RangeError);
+    await expect(summariser.summarise('text', 2.5)).rejects.toThrow(RangeError);
+  });
+});
+
+describe('truncateAtWord', () => {
+  it.each([
+    ['hello world again', 12, 'hello world…'],
+    ['hello world again', 11, 'hello…'],
+    ['hello, world', 8, 'hello…'],
+    ['abcdefghij', 5, 'abcd…'],
+    ['short', 10, 'short'],
+  ])('%j within %d → %j', (text, max, expected) => {
+    expect(truncateAtWord(text, max)).toBe(expected);
+  });
+});

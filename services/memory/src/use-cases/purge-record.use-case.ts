@@ -1,0 +1,24 @@
+import { Injectable } from '@nestjs/common';
+import type { RecordDeletedEvent } from '@agent-memory/shared';
+import { MemoryRepository } from '../persistence/memory.repository';
+import { PurgeStoresUseCase } from './purge-stores.use-case';
+
+/**
+ * Consumer of `records.v1.record-deleted` (DESIGN.md §1): removes every memory of the deleted records
+ * from the metadata, write log and idempotency keys at once, then from the vector index and blob store.
+ * Idempotent: a redelivered event finds nothing left and completes.
+ */
+@Injectable()
+export class PurgeRecordUseCase {
+  constructor(
+    private readonly repository: MemoryRepository,
+    private readonly purge: PurgeStoresUseCase,
+  ) {}
+
+  async execute(event: RecordDeletedEvent): Promise<void> {
+    for (const recordId of event.recordIds) {
+      const task = await this.repository.purgeRecordMetadata(recordId, `${event.eventId}:${recordId}`);
+      await this.purge.runOrQueue(task);
+    }
+  }
+}

@@ -1,0 +1,45 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { RecallBody, RecalledMemory, RecallResponse } from '@agent-memory/shared';
+import { EMBEDDER, type Embedder } from '../embedding/embedder.port';
+import { MemoryRepository } from '../persistence/memory.repository';
+import { candidateDepth, fuseRecallCandidates } from '../recall/recall-ranking';
+import { encodeQuery } from '../recall/keyword-encoder';
+import { VECTOR_INDEX, type VectorIndex } from '../vector-index/vector-index.port';
+
+/**
+ * Recall by meaning (spec, "Recall"; DESIGN.md §4): dense search (cosine of sentence embeddings) and
+ * keyword search (BM25) within the record, fused into one ranking (`recall/hybrid-ranking.ts`). The
+ * order is the fused relevance; `similarity` is the cosine similarity of query and memory embeddings,
+ * so it need not decrease monotonically down the list. Only memories whose metadata row exists are
+ * returned, so nothing forgotten or half-written ever shows.
+ */
+@Injectable()
+export class RecallUseCase {
+  constructor(
+    private readonly repository: MemoryRepository,
+    @Inject(EMBEDDER) private readonly embedder: Embedder,
+    @Inject(VECTOR_INDEX) private readonly index: VectorIndex,
+  ) {}
+
+  async execute(recordId: string, body: RecallBody): Promise<RecallResponse> {
+    const [vector] = await this.embedder.embed([body.query]);
+    if (!vector) throw new Error('The embedder returned no vector');
+    const search = { tenant: recordId, limit: candidateDepth(body.limit), types: body.types };
+    const [dense, sparse] = await Promise.all([this.index.searchDense(vector, search), this.index.searchSparse(encodeQuery(body.query), search)]);
+    const inDense = new Set(dense.map((h) => h.id));
+    const keywordOnly = sparse.filter((h) => !inDense.has(h.id)).map((h) => h.id);
+    const cosines = keywordOnly.length > 0 ? await this.index.scoreDense(vector, recordId, keywordOnly) : new Map<string, number>();
+    const ranked = fuseRecallCandidates({ dense, sparse, cosines });
+    // Fetch a little more than asked, in case some hits have no row (half-written or being forgotten).
+    const wanted = ranked.slice(0, body.limit + 10);
+    const rows = new Map((await this.repository.findMany(recordId, wanted.map((h) => h.id))).map((r) => [r.id, r]));
+    const memories: RecalledMemory[] = wanted
+      .filter((h) => rows.has(h.id))
+      .slice(0, body.limit)
+      .map((h) => {
+        const row = rows.get(h.id)!;
+        return { id: h.id, path: row.path, type: row.type as RecalledMemory['type'], summary: row.summary, similarity: Math.round((h.similarity ?? 0) * 1e6) / 1e6 };
+      });
+    return { memories, count: memories.length };
+  }
+}

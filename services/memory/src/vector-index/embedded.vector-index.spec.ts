@@ -1,0 +1,257 @@
+import { appendFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { encodeKeywords, encodeQuery } from '../recall/keyword-encoder';
+import { EmbeddedVectorIndex, type EmbeddedVectorIndexOptions } from './embedded.vector-index';
+import { CONTRACT_DESCRIPTOR, describeVectorIndexContract } from './vector-index.contract';
+import { TopK } from './top-k';
+import type { VectorPoint } from './vector-index.port';
+
+const LOG = 'points.wal.jsonl';
+
+async function tempDir(): Promise<string> {
+  return mkdtemp(path.join(tmpdir(), 'embedded-vector-index-'));
+}
+
+describeVectorIndexContract('EmbeddedVectorIndex', async () => {
+  const directory = await tempDir();
+  return {
+    index: new EmbeddedVectorIndex({ directory }),
+    reopen: async () => new EmbeddedVectorIndex({ directory }),
+    cleanup: () => rm(directory, { recursive: true, force: true }),
+  };
+});
+
+/** Deterministic pseudo-random numbers (mulberry32), so failures reproduce. */
+function random(seed: number): () => number {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function randomVector(next: () => number, dim = CONTRACT_DESCRIPTOR.dimension): Float32Array {
+  const v = Float32Array.from({ length: dim }, () => next() * 2 - 1);
+  const norm = Math.hypot(...v);
+  return v.map((x) => x / norm);
+}
+
+function point(id: string, dense: Float32Array, text = id, tenant = 't1'): VectorPoint {
+  return { tenant, id, dense, sparse: encodeKeywords(text), payload: { type: 'fact' } };
+}
+
+describe('EmbeddedVectorIndex (embedded only)', () => {
+  let directory: string;
+  let instances: EmbeddedVectorIndex[];
+
+  async function openIndex(options: Partial<EmbeddedVectorIndexOptions> = {}): Promise<EmbeddedVectorIndex> {
+    const index = new EmbeddedVectorIndex({ directory, ...options });
+    instances.push(index);
+    await index.open(CONTRACT_DESCRIPTOR);
+    return index;
+  }
+
+  beforeEach(async () => {
+    directory = await tempDir();
+    instances = [];
+  });
+
+  afterEach(async () => {
+    for (const index of instances) await index.close();
+    await rm(directory, { recursive: true, force: true });
+  });
+
+  it('stores the descriptor and refuses another one with a clear message', async () => {
+    const index = await openIndex();
+    await index.close();
+    expect(JSON.parse(await readFile(path.join(directory, 'descriptor.json'), 'utf8'))).toMatchObject(CONTRACT_DESCRIPTOR);
+    const other = new EmbeddedVectorIndex({ directory });
+    await expect(other.open({ embedderId: 'openai:text-embedding-3-small', dimension: 8 })).rejects.toThrow(
+      /holds vectors of embedder "contract-test@8".*refusing to open it for "openai:text-embedding-3-small"/,
+    );
+    // A failed open releases the directory.
+    await openIndex();
+  });
+
+  it('ignores a torn last log line on reopen, and appends cleanly after it', async () => {
+    const next = random(1);
+    let index = await openIndex();
+    await index.upsert([point('a', randomVector(next)), point('b', randomVector(next))]);
+    await index.close();
+    const full = JSON.stringify({ o: 'u', t: 't1', i: 'c', y: 'fact', v: 'AAAA', k: [], f: [] });
+    await appendFile(path.join(directory, LOG), full.slice(0, 25)); // crash mid-append: no newline
+
+    index = await openIndex();
+    expect(await index.count('t1')).toBe(2);
+    expect(index.stats()).toMatchObject({ logRecords: 2, livePoints: 2 });
+    expect(index.stats().tornBytesDropped).toBe(25);
+    await index.upsert([point('d', randomVector(next))]);
+    await index.close();
+
+    index = await openIndex();
+    expect(await index.count('t1')).toBe(3);
+    expect(index.stats().tornBytesDropped).toBe(0);
+  });
+
+  it('drops a torn tail made of several damaged lines (e.g. zero-filled blocks)', async () => {
+    let index = await openIndex();
+    await index.upsert([point('a', randomVector(random(2)))]);
+    await index.close();
+    await appendFile(path.join(directory, LOG), Buffer.concat([Buffer.from('{"o":"u","t":\n'), Buffer.alloc(100)]));
+    index = await openIndex();
+    expect(await index.count('t1')).toBe(1);
+  });
+
+  it('refuses a log whose damage is followed by valid records (corruption, not a crash)', async () => {
+    const index = await openIndex();
+    await index.upsert([point('a', randomVector(random(3)))]);
+    await index.close();
+    const log = path.join(directory, LOG);
+    const valid = await readFile(log, 'utf8');
+    await writeFile(log, `{"broken\n${valid}`);
+    await expect(new EmbeddedVectorIndex({ directory }).open(CONTRACT_DESCRIPTOR)).rejects.toThrow(/corrupt at byte 0/);
+  });
+
+  it('compacts on open to exactly the live points, with their latest content', async () => {
+    const next = random(4);
+    let index = await openIndex({ compaction: { minDeadRecords: 1, minDeadRatio: 0.3 } });
+    await index.upsert(Array.from({ length: 10 }, (_, i) => point(`p${i}`, randomVector(next), `first version ${i}`)));
+    const replaced = randomVector(next);
+    await index.upsert([point('p0', replaced, 'second version zucchini')]);
+    await index.delete('t1', ['p1', 'p2', 'p3']);
+    await index.upsert([point('x', randomVector(next), 'other tenant', 't2')]);
+    await index.deleteTenant('t2');
+    expect(index.stats()).toMatchObject({ logRecords: 14, livePoints: 7, compacted: false });
+    await index.close();
+
+    index = await openIndex({ compaction: { minDeadRecords: 1, minDeadRatio: 0.3 } });
+    expect(index.stats()).toMatchObject({ logRecords: 7, livePoints: 7, compacted: true });
+    const lines = (await readFile(path.join(directory, LOG), 'utf8')).trimEnd().split('\n');
+    expect(lines.map((line) => JSON.parse(line).i).sort()).toEqual(['p0', 'p4', 'p5', 'p6', 'p7', 'p8', 'p9']);
+    expect((await index.scoreDense(replaced, 't1', ['p0'])).get('p0')).toBeCloseTo(1, 5);
+    expect((await index.searchSparse(encodeQuery('zucchini'), { tenant: 't1', limit: 5 })).map((h) => h.id)).toEqual(['p0']);
+    expect(await index.count('t2')).toBe(0);
+
+    // Writes after compaction go to the new file and survive another reopen.
+    await index.upsert([point('after', randomVector(next))]);
+    await index.close();
+    index = await openIndex();
+    expect(await index.count('t1')).toBe(8);
+  });
+
+  it('does not compact a log that is mostly live', async () => {
+    let index = await openIndex({ compaction: { minDeadRecords: 1, minDeadRatio: 0.5 } });
+    const next = random(5);
+    await index.upsert(Array.from({ length: 10 }, (_, i) => point(`p${i}`, randomVector(next))));
+    await index.delete('t1', ['p0']);
+    await index.close();
+    index = await openIndex({ compaction: { minDeadRecords: 1, minDeadRatio: 0.5 } });
+    expect(index.stats()).toMatchObject({ logRecords: 11, livePoints: 9, compacted: false });
+  });
+
+  it('compacts on demand while writes are in flight, losing none', async () => {
+    const next = random(6);
+    let index = await openIndex();
+    await index.upsert(Array.from({ length: 20 }, (_, i) => point(`p${i}`, randomVector(next))));
+    await index.delete('t1', ['p0', 'p1']);
+    await Promise.all([
+      index.upsert([point('during1', randomVector(next))]),
+      index.compact(),
+      index.upsert([point('during2', randomVector(next))]),
+    ]);
+    expect(await index.count('t1')).toBe(20);
+    await index.close();
+    index = await openIndex();
+    expect(await index.count('t1')).toBe(20);
+    expect(index.stats().logRecords).toBeLessThanOrEqual(21);
+  });
+
+  it('ignores a leftover compaction file from a crash before its rename', async () => {
+    let index = await openIndex();
+    await index.upsert([point('a', randomVector(random(7)))]);
+    await index.close();
+    await writeFile(path.join(directory, `${LOG}.compact`), '{"o":"u","t":"t1","i":"ghost"');
+    index = await openIndex();
+    expect(await index.count('t1')).toBe(1);
+  });
+
+  it('commits concurrent writes together and keeps them all', async () => {
+    const next = random(8);
+    let index = await openIndex();
+    await Promise.all(Array.from({ length: 50 }, (_, i) => index.upsert([point(`p${i}`, randomVector(next))])));
+    await Promise.all([index.delete('t1', ['p0']), index.upsert([point('p0', randomVector(next))]), index.delete('t1', ['p1'])]);
+    expect(await index.count('t1')).toBe(49);
+    await index.close();
+    index = await openIndex();
+    expect(await index.count('t1')).toBe(49);
+    expect(await index.scoreDense(randomVector(next), 't1', ['p0', 'p1'])).toEqual(new Map([['p0', expect.any(Number)]]));
+  });
+
+  it('refuses a second open instance on the same directory', async () => {
+    await openIndex();
+    await expect(new EmbeddedVectorIndex({ directory }).open(CONTRACT_DESCRIPTOR)).rejects.toThrow(/already open/);
+  });
+
+  it('throws when used before open or after close', async () => {
+    const index = new EmbeddedVectorIndex({ directory });
+    await expect(index.count('t1')).rejects.toThrow(/not open/);
+    await index.open(CONTRACT_DESCRIPTOR);
+    await index.close();
+    await expect(index.upsert([point('a', randomVector(random(9)))])).rejects.toThrow(/not open/);
+  });
+
+  it('returns the same top k as a full sort, after deletes moved points around', async () => {
+    const next = random(10);
+    const index = await openIndex();
+    const vectors = new Map<string, Float32Array>();
+    for (let i = 0; i < 400; i++) vectors.set(`p${i}`, randomVector(next));
+    await index.upsert([...vectors].map(([id, v]) => point(id, v)));
+    const removed = [...vectors.keys()].filter((_, i) => i % 3 === 0);
+    await index.delete('t1', removed);
+    for (const id of removed) vectors.delete(id);
+    const query = randomVector(next);
+    const expected = [...vectors]
+      .map(([id, v]) => ({ id, score: v.reduce((sum, x, d) => sum + x * query[d], 0) }))
+      .sort((a, b) => b.score - a.score)
+      .slice(0, 25);
+    const hits = await index.searchDense(query, { tenant: 't1', limit: 25 });
+    expect(hits.map((h) => h.id)).toEqual(expected.map((h) => h.id));
+    hits.forEach((hit, i) => expect(hit.score).toBeCloseTo(expected[i].score, 5));
+  });
+
+  it('computes Okapi BM25 exactly (k1 = 1.2, b = 0.75, IDF = ln(1 + (N - df + 0.5)/(df + 0.5)))', async () => {
+    const index = await openIndex();
+    const next = random(11);
+    const sparse = (pairs: [number, number][]) => ({ indices: pairs.map((p) => p[0]), values: pairs.map((p) => p[1]) });
+    await index.upsert([
+      { tenant: 't1', id: 'd1', dense: randomVector(next), sparse: sparse([[1, 2], [2, 1]]), payload: { type: 'fact' } },
+      { tenant: 't1', id: 'd2', dense: randomVector(next), sparse: sparse([[2, 3]]), payload: { type: 'fact' } },
+      { tenant: 't1', id: 'd3', dense: randomVector(next), sparse: sparse([[3, 1]]), payload: { type: 'fact' } },
+    ]);
+    const hits = await index.searchSparse(sparse([[1, 1], [2, 1]]), { tenant: 't1', limit: 10 });
+    const n = 3;
+    const avg = (3 + 3 + 1) / 3;
+    const idf = (df: number) => Math.log(1 + (n - df + 0.5) / (df + 0.5));
+    const part = (tf: number, len: number) => (tf * 2.2) / (tf + 1.2 * (0.25 + (0.75 * len) / avg));
+    const d1 = idf(1) * part(2, 3) + idf(2) * part(1, 3);
+    const d2 = idf(2) * part(3, 3);
+    expect(hits.map((h) => h.id)).toEqual(d1 > d2 ? ['d1', 'd2'] : ['d2', 'd1']);
+    expect(hits.find((h) => h.id === 'd1')!.score).toBeCloseTo(d1, 10);
+    expect(hits.find((h) => h.id === 'd2')!.score).toBeCloseTo(d2, 10);
+  });
+});
+
+describe('TopK', () => {
+  it('keeps the k best, best first, ties by lower slot', () => {
+    const top = new TopK(3);
+    [0.5, 0.9, 0.1, 0.9, 0.7, 0.3].forEach((score, slot) => top.push(score, slot));
+    const { slots, scores } = top.drain();
+    expect(Array.from(slots)).toEqual([1, 3, 4]);
+    expect(Array.from(scores)).toEqual([0.9, 0.9, 0.7]);
+    top.reset(0);
+    top.push(1, 0);
+    expect(top.drain().slots.length).toBe(0);
+  });
+});

@@ -1,0 +1,2 @@
+export * from './records.module';
+export * from './records.service';

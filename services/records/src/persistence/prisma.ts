@@ -1,0 +1,14 @@
+import { join } from 'node:path';
+import { type Database } from '@agent-memory/platform';
+import { PrismaClient } from './generated/client';
+
+export { PrismaClient as RecordsPrismaClient };
+/** Postgres schema owned by the records service. */
+export const RECORDS_SCHEMA = 'records';
+export const RECORDS_MIGRATIONS_DIR = join(__dirname, '..', '..', 'prisma', 'migrations');
+
+/** Applies the records migrations, then opens a Prisma Client on the service's schema. */
+export async function openRecordsPrisma(db: Database): Promise<PrismaClient> {
+  await db.migrate(RECORDS_SCHEMA, RECORDS_MIGRATIONS_DIR);
+  return new PrismaClient({ adapter: db.prismaAdapter(RECORDS_SCHEMA) });
+}
