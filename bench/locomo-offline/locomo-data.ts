@@ -16,6 +16,7 @@ export interface Question {
   evidence: string[];
 }
 
+/** One LoCoMo conversation: a tenant of the benchmark. */
 export interface Conversation {
   sampleId: string;
   turns: Turn[];

@@ -8,7 +8,7 @@ import { BillingModule } from '@agent-memory/billing';
 import { FilesModule } from '@agent-memory/files';
 import { configureGatewayApp, createGatewayHttpAdapter, GatewayModule, inMemoryRateLimiters } from '@agent-memory/gateway';
 import { MemoryModule } from '@agent-memory/memory';
-import { InProcessBus, InProcessServer, PlatformModule, RpcDomainExceptionFilter } from '@agent-memory/platform';
+import { InProcessBus, InProcessServer, PlatformModule } from '@agent-memory/platform';
 import { RecordsModule } from '@agent-memory/records';
 import type { StandaloneConfig } from './standalone.config';
 
@@ -56,11 +56,12 @@ export async function createStandaloneApp(config: StandaloneConfig): Promise<Nes
   const app = await NestFactory.create<NestFastifyApplication>(StandaloneModule.forRoot(config, bus), createGatewayHttpAdapter(), {
     bufferLogs: true,
     rawBody: true,
+    // Throw start-up errors to the caller instead of exiting the process.
+    abortOnError: false,
   });
   app.useLogger(app.get(PinoLogger));
   app.enableShutdownHooks();
-  const microservice = app.connectMicroservice({ strategy: new InProcessServer(bus) }, { inheritAppConfig: false });
-  microservice.useGlobalFilters(new RpcDomainExceptionFilter());
+  app.connectMicroservice({ strategy: new InProcessServer(bus) }, { inheritAppConfig: false });
   configureGatewayApp(app);
   await app.startAllMicroservices();
   await app.init();

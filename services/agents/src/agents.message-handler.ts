@@ -1,12 +1,13 @@
-import { Controller } from '@nestjs/common';
+import { Controller, UseFilters } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import type { z } from 'zod';
 import { AgentsAuthenticateKeyMessageSchema, AgentsCreateMessageSchema, AgentsGetMessageSchema, SUBJECTS } from '@agent-memory/shared';
-import { MessagePipe } from '@agent-memory/platform';
+import { MessagePipe, RpcDomainExceptionFilter } from '@agent-memory/platform';
 import { AgentsService } from './agents.service';
 
 /** Bus edge of the agents service. */
 @Controller()
+@UseFilters(RpcDomainExceptionFilter)
 export class AgentsMessageHandler {
   constructor(private readonly agents: AgentsService) {}
 

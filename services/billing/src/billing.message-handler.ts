@@ -1,12 +1,13 @@
-import { Controller } from '@nestjs/common';
+import { Controller, UseFilters } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import type { z } from 'zod';
 import { BillingRecordUsageMessageSchema, BillingUsageMessageSchema, SUBJECTS } from '@agent-memory/shared';
-import { MessagePipe } from '@agent-memory/platform';
+import { MessagePipe, RpcDomainExceptionFilter } from '@agent-memory/platform';
 import { BillingService } from './billing.service';
 
 /** Bus edge of the billing service. */
 @Controller()
+@UseFilters(RpcDomainExceptionFilter)
 export class BillingMessageHandler {
   constructor(private readonly billing: BillingService) {}
 

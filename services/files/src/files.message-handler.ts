@@ -1,4 +1,4 @@
-import { Controller } from '@nestjs/common';
+import { Controller, UseFilters } from '@nestjs/common';
 import { EventPattern, MessagePattern, Payload } from '@nestjs/microservices';
 import type { z } from 'zod';
 import {
@@ -10,11 +10,12 @@ import {
   RecordDeletedEventSchema,
   SUBJECTS,
 } from '@agent-memory/shared';
-import { MessagePipe } from '@agent-memory/platform';
+import { MessagePipe, RpcDomainExceptionFilter } from '@agent-memory/platform';
 import { FilesService } from './files.service';
 
 /** Bus edge of the files service. */
 @Controller()
+@UseFilters(RpcDomainExceptionFilter)
 export class FilesMessageHandler {
   constructor(private readonly files: FilesService) {}
 

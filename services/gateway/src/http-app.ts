@@ -3,9 +3,8 @@ import type { INestApplication } from '@nestjs/common';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { cleanupOpenApiDoc } from 'nestjs-zod';
-import { fail, HTTP_STATUS_BY_CODE, LIMITS } from '@agent-memory/shared';
+import { LIMITS } from '@agent-memory/shared';
 import { runWithBusHeaders } from '@agent-memory/platform';
-import { httpErrorToDomain } from './http/error.filter';
 
 /**
  * Largest accepted request body, bytes: a 1 MB file whose every character needs a 6-byte JSON escape
@@ -37,13 +36,8 @@ export function configureGatewayApp(app: NestFastifyApplication): void {
     void reply.header('x-request-id', req.id);
     runWithBusHeaders({ requestId: String(req.id) }, done);
   });
-  fastify.setNotFoundHandler((_req, reply) => {
-    void reply.status(404).send(fail('NOT_FOUND', 'Route not found'));
-  });
-  fastify.setErrorHandler((error: { statusCode?: number; code?: string }, _req, reply) => {
-    const domain = httpErrorToDomain(error.statusCode ?? 500, error.code);
-    void reply.status(HTTP_STATUS_BY_CODE[domain.code]).send(fail(domain.code, domain.message));
-  });
+  // JSON only: a text/plain body is refused with VALIDATION_ERROR instead of reaching the schemas as a string.
+  fastify.removeContentTypeParser(['text/plain']);
   const document = SwaggerModule.createDocument(
     app as unknown as INestApplication,
     new DocumentBuilder()

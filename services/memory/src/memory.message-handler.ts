@@ -1,4 +1,4 @@
-import { Controller } from '@nestjs/common';
+import { Controller, UseFilters } from '@nestjs/common';
 import { EventPattern, MessagePattern, Payload } from '@nestjs/microservices';
 import type { z } from 'zod';
 import {
@@ -10,7 +10,7 @@ import {
   RecordDeletedEventSchema,
   SUBJECTS,
 } from '@agent-memory/shared';
-import { MessagePipe } from '@agent-memory/platform';
+import { MessagePipe, RpcDomainExceptionFilter } from '@agent-memory/platform';
 import { ContextUseCase } from './use-cases/context.use-case';
 import { ForgetUseCase } from './use-cases/forget.use-case';
 import { PurgeRecordUseCase } from './use-cases/purge-record.use-case';
@@ -19,6 +19,7 @@ import { RememberUseCase } from './use-cases/remember.use-case';
 
 /** Bus edge of the memory service: parse, call one use case, return (STYLE.md habit 2). */
 @Controller()
+@UseFilters(RpcDomainExceptionFilter)
 export class MemoryMessageHandler {
   constructor(
     private readonly rememberUseCase: RememberUseCase,

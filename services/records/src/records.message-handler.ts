@@ -1,4 +1,4 @@
-import { Controller } from '@nestjs/common';
+import { Controller, UseFilters } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { z } from 'zod';
 import {
@@ -11,11 +11,12 @@ import {
   RecordsUpdateMessageSchema,
   SUBJECTS,
 } from '@agent-memory/shared';
-import { MessagePipe } from '@agent-memory/platform';
+import { MessagePipe, RpcDomainExceptionFilter } from '@agent-memory/platform';
 import { RecordsService } from './records.service';
 
 /** Bus edge of the records service: parse the message, call one method, return (STYLE.md habit 2). */
 @Controller()
+@UseFilters(RpcDomainExceptionFilter)
 export class RecordsMessageHandler {
   constructor(private readonly records: RecordsService) {}
 

@@ -6,7 +6,7 @@ import type { GatewayRequest } from '../auth/request-context';
 import { rateLimitHeaders } from '../rate-limit/rate-limit.service';
 
 /** Maps Fastify and Nest HTTP errors (bad JSON, wrong content type, unknown route) to the spec's codes. */
-export function httpErrorToDomain(status: number, fastifyCode?: string): DomainError {
+export function httpErrorToDomain(status: number, fastifyCode?: string, message?: string): DomainError {
   if (status === 404) return new DomainError('NOT_FOUND', 'Route not found');
   if (status === 413 || fastifyCode === 'FST_ERR_CTP_BODY_TOO_LARGE') {
     return new DomainError('VALIDATION_ERROR', `body: request body is too large (memory content at most ${LIMITS.memoryContentBytes.max} bytes, file content at most ${LIMITS.fileContentBytes.max} bytes)`);
@@ -14,6 +14,7 @@ export function httpErrorToDomain(status: number, fastifyCode?: string): DomainE
   if (status === 415 || fastifyCode === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return new DomainError('VALIDATION_ERROR', 'Content-Type must be application/json');
   if (fastifyCode === 'FST_ERR_CTP_EMPTY_JSON_BODY') return new DomainError('VALIDATION_ERROR', 'body: a JSON object is required, the body was empty');
   if (fastifyCode === 'FST_ERR_CTP_INVALID_JSON_BODY' || fastifyCode?.startsWith('FST_ERR_CTP')) return new DomainError('VALIDATION_ERROR', 'body: malformed JSON');
+  if (status === 400 && message && /JSON|[Bb]ody/.test(message)) return new DomainError('VALIDATION_ERROR', /empty/i.test(message) ? 'body: a JSON object is required, the body was empty' : 'body: malformed JSON');
   if (status === 400) return new DomainError('VALIDATION_ERROR', 'Invalid request');
   if (status === 401) return new DomainError('UNAUTHORIZED', 'Missing or invalid authentication');
   if (status === 403) return new DomainError('FORBIDDEN', 'Insufficient permissions');
@@ -47,8 +48,9 @@ export class GatewayExceptionFilter implements ExceptionFilter {
       if (exception.code === 'INTERNAL_ERROR') this.logger.error({ requestId: req.id, message: exception.message }, 'Internal error');
       return exception;
     }
-    if (exception instanceof HttpException) return httpErrorToDomain(exception.getStatus());
     const fastifyError = exception as { statusCode?: number; code?: string };
+    if (typeof fastifyError?.code === 'string' && fastifyError.code.startsWith('FST_')) return httpErrorToDomain(fastifyError.statusCode ?? 400, fastifyError.code);
+    if (exception instanceof HttpException) return httpErrorToDomain(exception.getStatus(), undefined, exception.message);
     if (typeof fastifyError?.statusCode === 'number' && fastifyError.statusCode < 500) return httpErrorToDomain(fastifyError.statusCode, fastifyError.code);
     const errorId = randomUUID();
     this.logger.error({ errorId, requestId: req.id, err: exception }, 'Unhandled error');

@@ -11,6 +11,6 @@ export function validate<S extends z.ZodTypeAny>(schema: S, value: unknown, wher
     throw new ValidationError('body: a JSON object is required (Content-Type: application/json)');
   }
   const parsed = schema.safeParse(value);
-  if (!parsed.success) throw new ValidationError(`${where} ${formatZodError(parsed.error)}`);
+  if (!parsed.success) throw new ValidationError(formatZodError(parsed.error, where));
   return parsed.data;
 }

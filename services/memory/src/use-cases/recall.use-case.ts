@@ -2,8 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { RecallBody, RecalledMemory, RecallResponse } from '@agent-memory/shared';
 import { EMBEDDER, type Embedder } from '../embedding/embedder.port';
 import { MemoryRepository } from '../persistence/memory.repository';
-import { candidateDepth, fuseRecallCandidates } from '../recall/recall-ranking';
-import { encodeQuery } from '../recall/keyword-encoder';
+import { hybridSearch } from '../recall/hybrid-search';
+import { denseQueryText } from '../recall/query-rewrite';
 import { VECTOR_INDEX, type VectorIndex } from '../vector-index/vector-index.port';
 
 /**
@@ -22,16 +22,12 @@ export class RecallUseCase {
   ) {}
 
   async execute(recordId: string, body: RecallBody): Promise<RecallResponse> {
-    const [vector] = await this.embedder.embed([body.query]);
+    // The sentence model matches statements better than questions: embed the question as a statement.
+    const [vector] = await this.embedder.embed([denseQueryText(body.query)]);
     if (!vector) throw new Error('The embedder returned no vector');
-    const search = { tenant: recordId, limit: candidateDepth(body.limit), types: body.types };
-    const [dense, sparse] = await Promise.all([this.index.searchDense(vector, search), this.index.searchSparse(encodeQuery(body.query), search)]);
-    const inDense = new Set(dense.map((h) => h.id));
-    const keywordOnly = sparse.filter((h) => !inDense.has(h.id)).map((h) => h.id);
-    const cosines = keywordOnly.length > 0 ? await this.index.scoreDense(vector, recordId, keywordOnly) : new Map<string, number>();
-    const ranked = fuseRecallCandidates({ dense, sparse, cosines });
-    // Fetch a little more than asked, in case some hits have no row (half-written or being forgotten).
-    const wanted = ranked.slice(0, body.limit + 10);
+    // A few more than asked, in case some hits have no row (half-written, or being forgotten right now).
+    const ranked = await hybridSearch(this.index, { tenant: recordId, vector, query: body.query, limit: body.limit + 10, types: body.types });
+    const wanted = ranked;
     const rows = new Map((await this.repository.findMany(recordId, wanted.map((h) => h.id))).map((r) => [r.id, r]));
     const memories: RecalledMemory[] = wanted
       .filter((h) => rows.has(h.id))

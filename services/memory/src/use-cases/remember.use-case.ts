@@ -6,6 +6,7 @@ import { EMBEDDER, type Embedder } from '../embedding/embedder.port';
 import { MemoryIdempotencyStore } from '../persistence/memory-idempotency.store';
 import { MemoryRepository } from '../persistence/memory.repository';
 import { MEMORY_PRISMA, type MemoryPrismaClient } from '../persistence/prisma';
+import { embedDocument } from '../recall/document-embedding';
 import { encodeKeywords } from '../recall/keyword-encoder';
 import { SUMMARISER, type Summariser } from '../summary/summariser.port';
 import { VECTOR_INDEX, type VectorIndex } from '../vector-index/vector-index.port';
@@ -43,8 +44,7 @@ export class RememberUseCase {
       if (!claim.claimed) return { result: claim.replay as RememberResponse, replayed: true };
     }
     try {
-      const [embedding] = await this.embedder.embed([body.content]);
-      if (!embedding) throw new Error('The embedder returned no vector');
+      const embedding = await embedDocument(this.embedder, body.content);
       const [type, summary] = await Promise.all([
         body.type ?? this.classifier.classify(body.content, embedding),
         this.summariser.summarise(body.content),

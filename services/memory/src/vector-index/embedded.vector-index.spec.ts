@@ -1,8 +1,9 @@
+import { spawn } from 'node:child_process';
 import { appendFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { encodeKeywords, encodeQuery } from '../recall/keyword-encoder';
-import { EmbeddedVectorIndex, type EmbeddedVectorIndexOptions } from './embedded.vector-index';
+import { DEFAULT_BM25, EmbeddedVectorIndex, TEXTBOOK_BM25, type EmbeddedVectorIndexOptions } from './embedded.vector-index';
 import { CONTRACT_DESCRIPTOR, describeVectorIndexContract } from './vector-index.contract';
 import { TopK } from './top-k';
 import type { VectorPoint } from './vector-index.port';
@@ -116,7 +117,7 @@ describe('EmbeddedVectorIndex (embedded only)', () => {
 
   it('compacts on open to exactly the live points, with their latest content', async () => {
     const next = random(4);
-    let index = await openIndex({ compaction: { minDeadRecords: 1, minDeadRatio: 0.3 } });
+    let index = await openIndex();
     await index.upsert(Array.from({ length: 10 }, (_, i) => point(`p${i}`, randomVector(next), `first version ${i}`)));
     const replaced = randomVector(next);
     await index.upsert([point('p0', replaced, 'second version zucchini')]);
@@ -168,6 +169,24 @@ describe('EmbeddedVectorIndex (embedded only)', () => {
     expect(index.stats().logRecords).toBeLessThanOrEqual(21);
   });
 
+  it('compacts in the background while open once the log is mostly dead', async () => {
+    const next = random(14);
+    let index = await openIndex({ compaction: { minDeadRecords: 10, minDeadRatio: 0.5 } });
+    for (let round = 0; round < 5; round++) {
+      await index.upsert(Array.from({ length: 10 }, (_, i) => point(`p${i}`, randomVector(next), `round ${round}`)));
+    }
+    // Background compaction runs in the writer between commits; the next write waits for it.
+    await index.upsert([point('last', randomVector(next))]);
+    // Bounded: at most about twice the live points plus one check interval.
+    expect(index.stats()).toMatchObject({ compacted: true, livePoints: 11 });
+    expect(index.stats().logRecords).toBeLessThanOrEqual(2 * 11 + 10);
+    const lines = (await readFile(path.join(directory, LOG), 'utf8')).trimEnd().split('\n');
+    expect(lines).toHaveLength(index.stats().logRecords);
+    await index.close();
+    index = await openIndex();
+    expect(await index.count('t1')).toBe(11);
+  });
+
   it('ignores a leftover compaction file from a crash before its rename', async () => {
     let index = await openIndex();
     await index.upsert([point('a', randomVector(random(7)))]);
@@ -202,6 +221,23 @@ describe('EmbeddedVectorIndex (embedded only)', () => {
     await expect(index.upsert([point('a', randomVector(random(9)))])).rejects.toThrow(/not open/);
   });
 
+  it('uses k1 = 1.2, b = 0.3 unless told otherwise', async () => {
+    expect(DEFAULT_BM25).toEqual({ k1: 1.2, b: 0.3 });
+    const index = await openIndex();
+    const next = random(12);
+    const sparse = (tf: number, len: number) => ({ indices: [7, 8], values: [tf, len - tf] });
+    await index.upsert([
+      { tenant: 't1', id: 'short', dense: randomVector(next), sparse: sparse(1, 2), payload: { type: 'fact' } },
+      { tenant: 't1', id: 'long', dense: randomVector(next), sparse: sparse(1, 10), payload: { type: 'fact' } },
+    ]);
+    const hits = await index.searchSparse({ indices: [7], values: [1] }, { tenant: 't1', limit: 5 });
+    const idf = Math.log(1 + (2 - 2 + 0.5) / (2 + 0.5));
+    const part = (len: number) => 2.2 / (1 + 1.2 * (0.7 + (0.3 * len) / 6));
+    expect(hits.map((h) => h.id)).toEqual(['short', 'long']);
+    expect(hits[0].score).toBeCloseTo(idf * part(2), 10);
+    expect(hits[1].score).toBeCloseTo(idf * part(10), 10);
+  });
+
   it('returns the same top k as a full sort, after deletes moved points around', async () => {
     const next = random(10);
     const index = await openIndex();
@@ -222,7 +258,7 @@ describe('EmbeddedVectorIndex (embedded only)', () => {
   });
 
   it('computes Okapi BM25 exactly (k1 = 1.2, b = 0.75, IDF = ln(1 + (N - df + 0.5)/(df + 0.5)))', async () => {
-    const index = await openIndex();
+    const index = await openIndex({ bm25: TEXTBOOK_BM25 });
     const next = random(11);
     const sparse = (pairs: [number, number][]) => ({ indices: pairs.map((p) => p[0]), values: pairs.map((p) => p[1]) });
     await index.upsert([
@@ -253,5 +289,65 @@ describe('TopK', () => {
     top.reset(0);
     top.push(1, 0);
     expect(top.drain().slots.length).toBe(0);
+  });
+});
+
+describe('EmbeddedVectorIndex lock', () => {
+  it('refuses a directory locked by another live process, takes over a stale lock', async () => {
+    const directory = await tempDir();
+    try {
+      // pid 1 is always alive (init); a different live process holds the lock.
+      await writeFile(path.join(directory, 'LOCK'), '1\n');
+      await expect(new EmbeddedVectorIndex({ directory }).open(CONTRACT_DESCRIPTOR)).rejects.toThrow(/in use by process 1/);
+      // A pid that cannot exist: its process is gone.
+      await writeFile(path.join(directory, 'LOCK'), '2147483646\n');
+      const index = new EmbeddedVectorIndex({ directory });
+      await index.open(CONTRACT_DESCRIPTOR);
+      expect((await readFile(path.join(directory, 'LOCK'), 'utf8')).trim()).toBe(String(process.pid));
+      await index.close();
+      await expect(readFile(path.join(directory, 'LOCK'))).rejects.toThrow();
+    } finally {
+      await rm(directory, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('EmbeddedVectorIndex crash', () => {
+  it('keeps every acknowledged upsert when its process is killed mid-write', async () => {
+    const directory = await tempDir();
+    try {
+      const child = spawn(process.execPath, ['-r', '@swc-node/register', path.join(__dirname, 'embedded.vector-index.crash-child.ts'), directory], {
+        cwd: path.resolve(__dirname, '../../../..'),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      const acknowledged: string[] = [];
+      let buffered = '';
+      let errors = '';
+      child.stderr.on('data', (chunk: Buffer) => (errors += chunk.toString()));
+      await new Promise<void>((resolve, reject) => {
+        child.on('exit', () => resolve());
+        child.on('error', reject);
+        child.stdout.on('data', (chunk: Buffer) => {
+          buffered += chunk.toString();
+          const lines = buffered.split('\n');
+          buffered = lines.pop()!;
+          acknowledged.push(...lines);
+          if (acknowledged.length >= 300) child.kill('SIGKILL');
+        });
+      });
+      expect(errors).toBe('');
+      expect(acknowledged.length).toBeGreaterThanOrEqual(300);
+      const index = new EmbeddedVectorIndex({ directory });
+      await index.open(CONTRACT_DESCRIPTOR);
+      try {
+        const found = await index.scoreDense(randomVector(random(13)), 't1', acknowledged);
+        expect(found.size).toBe(acknowledged.length);
+        expect(await index.count('t1')).toBeGreaterThanOrEqual(acknowledged.length);
+      } finally {
+        await index.close();
+      }
+    } finally {
+      await rm(directory, { recursive: true, force: true });
+    }
   });
 });

@@ -1,0 +1,80 @@
+/**
+ * Starts and stops the standalone service in this process for a benchmark, on a fresh temporary data
+ * directory with rate limits off (the spec's 30 writes/min per record would otherwise throttle every
+ * benchmark to a crawl). Everything else is the default standalone configuration.
+ */
+import 'reflect-metadata';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createStandaloneApp, loadStandaloneConfig } from '@agent-memory/standalone';
+import type { ApiClient } from './client';
+
+/** A running service: its base URL, its data directory, and how to stop it. */
+export interface BenchServer {
+  url: string;
+  dataDir: string;
+  /** Milliseconds from `startServer` until the server listened. */
+  startupMs: number;
+  /** Closes the app and deletes the data directory. Safe to call twice. */
+  stop(): Promise<void>;
+}
+
+/**
+ * The environment overrides every benchmark uses; printed in the headers. PORT is not overridden: the
+ * config rejects 0, and `listen` below picks a free port itself whatever PORT says.
+ */
+export const BENCH_ENV = { RATE_LIMITS: 'off', LOG_LEVEL: 'warn' } as const;
+
+/** Creates a temp dir, starts the standalone app on 127.0.0.1 with a free port, and returns it. */
+export async function startServer(): Promise<BenchServer> {
+  const started = performance.now();
+  const dataDir = mkdtempSync(join(tmpdir(), 'agent-memory-bench-'));
+  let stopped = false;
+  const removeDir = (): void => rmSync(dataDir, { recursive: true, force: true });
+  try {
+    const config = loadStandaloneConfig({ ...process.env, DATA_DIR: dataDir, ...BENCH_ENV });
+    const app = await createStandaloneApp(config);
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const url = (await app.getUrl()).replace('[::1]', '127.0.0.1').replace(/\/$/, '');
+    return {
+      url,
+      dataDir,
+      startupMs: performance.now() - started,
+      async stop() {
+        if (stopped) return;
+        stopped = true;
+        try {
+          await app.close();
+        } finally {
+          removeDir();
+        }
+      },
+    };
+  } catch (err) {
+    removeDir();
+    throw err;
+  }
+}
+
+/** Seconds with one decimal, for "took" lines. */
+export function seconds(ms: number): string {
+  return `${(ms / 1000).toFixed(1)} s`;
+}
+
+/**
+ * Warms the service up outside the measurements: the embedding model loads lazily on the first call
+ * (several seconds), and the first requests of each route pay for JIT compilation. Uses its own agent
+ * and record, so the measured records are untouched. Returns how long the very first remember took
+ * (the cold start a first user would see).
+ */
+export async function warmUp(api: ApiClient): Promise<{ firstRememberMs: number }> {
+  const agent = await api.createAgent('bench-warm-up');
+  const t = performance.now();
+  await api.remember(agent, 'Warm-up note: the benchmark starts after this memory is stored.');
+  const firstRememberMs = performance.now() - t;
+  const texts = Array.from({ length: 32 }, (_, i) => `Warm-up note number ${i + 1} about nothing in particular.`);
+  await Promise.all(texts.map((text) => api.remember(agent, text)));
+  for (const query of ['warm-up', 'what is this note about?', 'number seven']) await api.recall(agent, query, 10);
+  return { firstRememberMs };
+}

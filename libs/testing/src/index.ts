@@ -1,0 +1,2 @@
+export * from './standalone-server';
+export * from './api-client';

@@ -1,0 +1,113 @@
+import {
+  FEEDBACK_DEFAULTS,
+  HYBRID_FUSION,
+  convexScoreFusion,
+  expandQuery,
+  hybridCandidateDepth,
+  reciprocalRankFusion,
+} from './hybrid-ranking';
+
+describe('convexScoreFusion (TM2C2)', () => {
+  it('combines α·(cos+1)/(max+1) and (1−α)·BM25/max, best first', () => {
+    const fused = convexScoreFusion(
+      {
+        dense: [
+          { id: 'a', score: 0.6 },
+          { id: 'b', score: 0.2 },
+        ],
+        sparse: [
+          { id: 'b', score: 8 },
+          { id: 'c', score: 2 },
+        ],
+        cosines: new Map([['c', -0.2]]),
+      },
+      { denseWeight: 0.8, denseFloor: -1 },
+    );
+    const expected = {
+      a: 0.8 * 1 + 0.2 * 0,
+      b: 0.8 * (1.2 / 1.6) + 0.2 * 1,
+      c: 0.8 * (0.8 / 1.6) + 0.2 * 0.25,
+    };
+    expect(fused.map((h) => h.id)).toEqual(['a', 'b', 'c']);
+    for (const hit of fused) expect(hit.score).toBeCloseTo(expected[hit.id as 'a' | 'b' | 'c'], 12);
+    expect(fused.find((h) => h.id === 'c')).toMatchObject({ similarity: -0.2, bm25: 2 });
+    expect(fused.find((h) => h.id === 'a')).toMatchObject({ similarity: 0.6, bm25: 0 });
+  });
+
+  it('lets a strong keyword match overtake a slightly closer vector', () => {
+    const fused = convexScoreFusion({
+      dense: [
+        { id: 'close', score: 0.5 },
+        { id: 'keyword', score: 0.45 },
+      ],
+      sparse: [{ id: 'keyword', score: 12 }],
+    });
+    expect(fused.map((h) => h.id)).toEqual(['keyword', 'close']);
+  });
+
+  it('ranks keyword-only hits without a known cosine as least similar', () => {
+    const fused = convexScoreFusion({ dense: [{ id: 'd', score: 0.1 }], sparse: [{ id: 's', score: 1 }] }, HYBRID_FUSION);
+    const keywordOnly = fused.find((h) => h.id === 's')!;
+    expect(keywordOnly.similarity).toBeNull();
+    expect(keywordOnly.score).toBeCloseTo(0.2, 12);
+  });
+
+  it('handles empty lists and a single side', () => {
+    expect(convexScoreFusion({ dense: [], sparse: [] })).toEqual([]);
+    expect(convexScoreFusion({ dense: [], sparse: [{ id: 'x', score: 3 }, { id: 'y', score: 1 }] }).map((h) => h.id)).toEqual(['x', 'y']);
+    expect(convexScoreFusion({ dense: [{ id: 'x', score: 0.2 }, { id: 'y', score: 0.9 }], sparse: [] }).map((h) => h.id)).toEqual(['y', 'x']);
+  });
+
+  it('breaks ties by cosine, then by id', () => {
+    const fused = convexScoreFusion({ dense: [], sparse: [{ id: 'b', score: 1 }, { id: 'a', score: 1 }] });
+    expect(fused.map((h) => h.id)).toEqual(['a', 'b']);
+  });
+});
+
+describe('reciprocalRankFusion', () => {
+  it('sums w / (k + rank) over the lists', () => {
+    const fused = reciprocalRankFusion(
+      { dense: [{ id: 'a', score: 0.9 }, { id: 'b', score: 0.8 }], sparse: [{ id: 'b', score: 5 }, { id: 'c', score: 4 }] },
+      { k: 60, denseWeight: 1, sparseWeight: 1 },
+    );
+    expect(fused.map((h) => h.id)).toEqual(['b', 'a', 'c']);
+    expect(fused[0].score).toBeCloseTo(1 / 62 + 1 / 61, 12);
+    expect(fused[1].score).toBeCloseTo(1 / 61, 12);
+  });
+});
+
+describe('hybridCandidateDepth', () => {
+  it('fetches at least 50, twice the limit, at most 500', () => {
+    expect(hybridCandidateDepth(1)).toBe(50);
+    expect(hybridCandidateDepth(10)).toBe(50);
+    expect(hybridCandidateDepth(40)).toBe(80);
+    expect(hybridCandidateDepth(1000)).toBe(500);
+  });
+});
+
+describe('expandQuery (RM3)', () => {
+  it('keeps the query terms at 1 − w and adds the heaviest feedback terms at w', () => {
+    const query = { indices: [1, 2], values: [1, 1] };
+    const expanded = expandQuery(
+      query,
+      [
+        { score: 3, sparse: { indices: [1, 5, 6], values: [1, 2, 1] } },
+        { score: 1, sparse: { indices: [2, 6, 7], values: [1, 1, 2] } },
+      ],
+      { documents: 2, terms: 2, weight: 0.4 },
+    );
+    // P(d) = 0.75 / 0.25; term 5: 0.75·2/4 = 0.375, term 6: 0.75·1/4 + 0.25·1/4 = 0.25, term 7: 0.25·2/4 = 0.125
+    expect(expanded.indices).toEqual([1, 2, 5, 6]);
+    const weights = Object.fromEntries(expanded.indices.map((t, i) => [t, expanded.values[i]]));
+    expect(weights[1]).toBeCloseTo(0.3, 12);
+    expect(weights[2]).toBeCloseTo(0.3, 12);
+    expect(weights[5]).toBeCloseTo(0.4 * (0.375 / 0.625), 12);
+    expect(weights[6]).toBeCloseTo(0.4 * (0.25 / 0.625), 12);
+  });
+
+  it('returns the query unchanged without feedback', () => {
+    const query = { indices: [1], values: [1] };
+    expect(expandQuery(query, [], FEEDBACK_DEFAULTS)).toBe(query);
+    expect(expandQuery(query, [{ score: 0, sparse: { indices: [2], values: [1] } }])).toBe(query);
+  });
+});

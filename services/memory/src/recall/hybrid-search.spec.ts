@@ -1,0 +1,78 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import type { MemoryType } from '@agent-memory/shared';
+import { EmbeddedVectorIndex } from '../vector-index/embedded.vector-index';
+import type { VectorIndex } from '../vector-index/vector-index.port';
+import { hybridSearch } from './hybrid-search';
+import { encodeKeywords } from './keyword-encoder';
+
+const DIM = 4;
+const vec = (...xs: number[]) => {
+  const v = Float32Array.from({ length: DIM }, (_, i) => xs[i] ?? 0);
+  const norm = Math.hypot(...v);
+  return v.map((x) => x / norm);
+};
+
+describe('hybridSearch', () => {
+  let directory: string;
+  let index: EmbeddedVectorIndex;
+
+  beforeEach(async () => {
+    directory = await mkdtemp(path.join(tmpdir(), 'hybrid-search-'));
+    index = new EmbeddedVectorIndex({ directory });
+    await index.open({ embedderId: 'test@4', dimension: DIM });
+    const point = (id: string, dense: Float32Array, text: string, type: MemoryType = 'fact') => ({
+      tenant: 'rec_1',
+      id,
+      dense,
+      sparse: encodeKeywords(text),
+      payload: { type },
+    });
+    await index.upsert([
+      point('near', vec(1, 0.1), 'likes hiking in the mountains'),
+      point('allergy', vec(0, 1), 'allergic to peanuts since childhood'),
+      point('other', vec(0.2, 1, 0.3), 'works as a nurse in Lyon', 'identity'),
+      ...Array.from({ length: 30 }, (_, i) => point(`filler${i}`, vec(0.1, 0.2, 1, i / 30), `note number ${i} about weather`)),
+    ]);
+  });
+
+  afterEach(async () => {
+    await index.close();
+    await rm(directory, { recursive: true, force: true });
+  });
+
+  it('puts a strong keyword match first and reports its exact cosine', async () => {
+    // Only one dense candidate ('other'): the keyword hit's cosine must come from scoreDense.
+    const hits = await hybridSearch(index, { tenant: 'rec_1', vector: vec(1, 1), query: 'peanuts?', limit: 3, depth: 1 });
+    expect(hits[0].id).toBe('allergy');
+    expect(hits[0].similarity).toBeCloseTo(Math.SQRT1_2, 5);
+    expect(hits[0].bm25).toBeGreaterThan(0);
+    expect(hits.map((h) => h.id)).toEqual(['allergy', 'other']);
+  });
+
+  it('falls back to dense order when the query has no keywords', async () => {
+    const hits = await hybridSearch(index, { tenant: 'rec_1', vector: vec(1, 0), query: 'what is it?', limit: 2 });
+    expect(hits.map((h) => h.id)).toEqual(['near', 'other']);
+    expect(hits.every((h) => h.bm25 === 0)).toBe(true);
+  });
+
+  it('applies the types filter to both searches', async () => {
+    const hits = await hybridSearch(index, { tenant: 'rec_1', vector: vec(0, 1), query: 'peanuts nurse', limit: 10, types: ['identity'] });
+    expect(hits.map((h) => h.id)).toEqual(['other']);
+  });
+
+  it('returns nothing for limit 0 or another tenant', async () => {
+    expect(await hybridSearch(index, { tenant: 'rec_1', vector: vec(1), query: 'hiking', limit: 0 })).toEqual([]);
+    expect(await hybridSearch(index, { tenant: 'rec_2', vector: vec(1), query: 'hiking', limit: 5 })).toEqual([]);
+  });
+
+  it('runs a second keyword search with RM3 feedback when asked', async () => {
+    const load = jest.fn(async (ids: readonly string[]) => new Map(ids.map((id) => [id, encodeKeywords(id === 'allergy' ? 'allergic to peanuts since childhood' : '')])));
+    const spy = jest.spyOn(index as VectorIndex, 'searchSparse');
+    const hits = await hybridSearch(index, { tenant: 'rec_1', vector: vec(0, 1), query: 'peanuts', limit: 3, feedback: { load } });
+    expect(load).toHaveBeenCalledWith(['allergy']);
+    expect(spy).toHaveBeenCalledTimes(2);
+    expect(hits[0].id).toBe('allergy');
+  });
+});
