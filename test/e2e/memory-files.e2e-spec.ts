@@ -1,4 +1,4 @@
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BusClient } from '@agent-memory/platform';
 import { SUBJECTS, UsageSummarySchema } from '@agent-memory/shared';
@@ -143,6 +143,12 @@ describe('forget', () => {
     expect(recall.memories.map((m: any) => m.id)).toEqual([m3.id]);
     const ctx = (await api.request('GET', `${base}/context`, { key })).data;
     expect(Object.values(ctx).flat().map((m: any) => m.id)).toEqual([m3.id]);
+    // the vector index's files no longer hold the forgotten vectors once the purge's compaction ran
+    await new Promise((r) => setTimeout(r, 3_000));
+    const indexFiles = readdirSync(join(server.dataDir, 'vectors')).map((f) => readFileSync(join(server.dataDir, 'vectors', f), 'utf8')).join('\n');
+    expect(indexFiles).toContain(m3.id);
+    expect(indexFiles).not.toContain(m1.id);
+    expect(indexFiles).not.toContain(m2.id);
     // forgetting again: NOT_FOUND, and by the old id too
     expect((await api.request('DELETE', `${base}/remember?path=secrets/launch`, { key })).code).toBe('NOT_FOUND');
     expect((await api.request('DELETE', `${base}/remember?id=${m1.id}`, { key })).code).toBe('NOT_FOUND');

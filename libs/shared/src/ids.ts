@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 
 /** Prefixes of the ids the service assigns (spec: `rec_`, `mem_`; DESIGN.md: `agt_`). */
-export const ID_PREFIXES = { agent: 'agt', record: 'rec', memory: 'mem', file: 'fil', ledgerEntry: 'led', event: 'evt' } as const;
+export const ID_PREFIXES = { agent: 'agt', agentKey: 'key', record: 'rec', memory: 'mem', ledgerEntry: 'led', event: 'evt', purgeTask: 'prg' } as const;
 export type IdKind = keyof typeof ID_PREFIXES;
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';

@@ -66,7 +66,7 @@ export class AgentsService {
         walletAddress,
         recordId,
         keyEnvironment: body.environment,
-        keys: { create: { id: newId('agent').replace('agt_', 'key_'), keyHash: key.hash, environment: body.environment, displayPrefix: key.displayPrefix } },
+        keys: { create: { id: newId('agentKey'), keyHash: key.hash, environment: body.environment, displayPrefix: key.displayPrefix } },
       },
     });
     return { agentId, agentKey: key.key, recordId, walletAddress, ...(walletPrivateKey ? { walletPrivateKey } : {}), mode: body.mode };

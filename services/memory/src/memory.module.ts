@@ -45,6 +45,7 @@ class MemoryLifecycle implements OnApplicationBootstrap, OnApplicationShutdown {
   }
 
   async onApplicationShutdown(): Promise<void> {
+    await this.purge.flushCompaction();
     await this.index.close();
     await this.embedder.close?.();
   }

@@ -105,7 +105,7 @@ export class MemoryRepository {
       await tx.memoryWriteLog.deleteMany({ where: { memoryId: memory.id } });
       await tx.memoryIdempotencyKey.deleteMany({ where: { recordId: memory.recordId, response: { path: ['id'], equals: memory.id } } });
       await tx.memoryWriteLog.create({ data: { recordId: memory.recordId, memoryId: memory.id, op: 'forget', path: memory.path } });
-      const task = { id: newId('event').replace('evt_', 'prg_'), recordId: memory.recordId, memoryId: memory.id, blobKeys };
+      const task = { id: newId('purgeTask'), recordId: memory.recordId, memoryId: memory.id, blobKeys };
       await tx.memoryPurgeTask.create({ data: task });
       return task;
     });

@@ -11,6 +11,7 @@ import { VECTOR_INDEX, type VectorIndex } from '../vector-index/vector-index.por
 @Injectable()
 export class PurgeStoresUseCase {
   private readonly logger = new Logger(PurgeStoresUseCase.name);
+  private compactTimer?: NodeJS.Timeout;
 
   constructor(
     private readonly repository: MemoryRepository,
@@ -51,5 +52,27 @@ export class PurgeStoresUseCase {
       await this.blobs.deletePrefix(`records/${task.recordId}/memories/`);
     }
     await this.repository.completePurge(task.id);
+    this.scheduleCompaction();
+  }
+
+  /** Deleted vectors leave the disk within seconds of a purge; bursts of forgets share one compaction. */
+  private scheduleCompaction(): void {
+    clearTimeout(this.compactTimer);
+    this.compactTimer = setTimeout(() => {
+      this.index.compact().catch((err: unknown) => this.logger.error({ err }, 'Vector index compaction failed'));
+    }, COMPACTION_DELAY_MS);
+    this.compactTimer.unref();
+  }
+
+  /** Runs a pending compaction now (at shutdown, before the index closes). */
+  async flushCompaction(): Promise<void> {
+    if (this.compactTimer) {
+      clearTimeout(this.compactTimer);
+      this.compactTimer = undefined;
+      await this.index.compact();
+    }
   }
 }
+
+/** Delay between the last purge of a burst and the compaction that erases the deleted vectors from disk. */
+export const COMPACTION_DELAY_MS = 2_000;

@@ -56,6 +56,11 @@ export interface VectorIndex {
   delete(tenant: string, ids: readonly string[]): Promise<void>;
   /** Deletes every point of a tenant. */
   deleteTenant(tenant: string): Promise<void>;
+  /**
+   * Makes deletions final on disk: rewrites storage so that deleted vectors no longer exist anywhere
+   * (embedded: log compaction). Adapters whose deletes are already final may do nothing.
+   */
+  compact(): Promise<void>;
   /** Number of points of the tenant. */
   count(tenant: string): Promise<number>;
   /** Flushes and releases resources. */
