@@ -17,3 +17,4 @@ export * from './hashing';
 export * from './platform.module';
 export * from './idempotency/idempotency';
 export * from './keyed-mutex';
+export * from './service-bootstrap';
