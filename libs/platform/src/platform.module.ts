@@ -11,7 +11,7 @@ import { JOB_QUEUE, type JobQueue } from './jobs/job-queue.port';
 
 /** Options of the standalone platform: everything under one data directory (DESIGN.md §2). */
 export interface StandalonePlatformOptions {
-  /** Root of all data: `postgres/` (PGlite), `blobs/`, `vectors/`. `memory://` keeps the database in memory (tests). */
+  /** Root of all data: `postgres/` (PGlite), `blobs/`, `vectors/`. */
   dataDir: string;
   /** How long a bus request may wait for its reply, ms. */
   busRequestTimeoutMs: number;
@@ -44,13 +44,12 @@ class PlatformShutdown implements OnApplicationShutdown {
 export class PlatformModule {
   /** Embedded adapters: PGlite, filesystem blobs, in-process jobs and bus. */
   static standalone(options: StandalonePlatformOptions): DynamicModule {
-    const memoryDb = options.dataDir.startsWith('memory://');
     return {
       module: PlatformModule,
       providers: [
         { provide: DATA_DIR, useValue: options.dataDir },
-        { provide: DATABASE, useFactory: () => PgliteDatabase.open(memoryDb ? 'memory://' : join(options.dataDir, 'postgres')) },
-        { provide: BLOB_STORE, useValue: new FilesystemBlobStore(join(memoryDb ? options.dataDir.slice('memory://'.length) || '/tmp/agent-memory-blobs' : options.dataDir, 'blobs')) },
+        { provide: DATABASE, useFactory: () => PgliteDatabase.open(join(options.dataDir, 'postgres')) },
+        { provide: BLOB_STORE, useValue: new FilesystemBlobStore(join(options.dataDir, 'blobs')) },
         { provide: JOB_QUEUE, useValue: new InProcessJobQueue() },
         { provide: BUS_TRANSPORT_CLIENT, useValue: new InProcessClient(options.bus) },
         { provide: BUS_REQUEST_TIMEOUT_MS, useValue: options.busRequestTimeoutMs },

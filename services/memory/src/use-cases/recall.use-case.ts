@@ -27,9 +27,8 @@ export class RecallUseCase {
     if (!vector) throw new Error('The embedder returned no vector');
     // A few more than asked, in case some hits have no row (half-written, or being forgotten right now).
     const ranked = await hybridSearch(this.index, { tenant: recordId, vector, query: body.query, limit: body.limit + 10, types: body.types });
-    const wanted = ranked;
-    const rows = new Map((await this.repository.findMany(recordId, wanted.map((h) => h.id))).map((r) => [r.id, r]));
-    const memories: RecalledMemory[] = wanted
+    const rows = new Map((await this.repository.findMany(recordId, ranked.map((h) => h.id))).map((r) => [r.id, r]));
+    const memories: RecalledMemory[] = ranked
       .filter((h) => rows.has(h.id))
       .slice(0, body.limit)
       .map((h) => {
