@@ -1,4 +1,4 @@
-import { ExtractiveSummariser, truncateAtWord } from './extractive.summariser';
+import { ExtractiveSummariser, longestTokenLength, MAX_WINK_TOKEN_CHARS, sharedWinkNlp, truncateAtWord } from './extractive.summariser';
 
 const MEETING = [
   'The quarterly planning meeting ran long.',
@@ -84,6 +84,22 @@ describe('ExtractiveSummariser', () => {
     expect(summary.length).toBeLessThanOrEqual(280);
     expect(summary.length).toBeGreaterThan(50);
     expect(Date.now() - started).toBeLessThan(2_000);
+  });
+
+  it('does not hand an overlong token to wink-nlp (its regexes backtrack quadratically; a 50 KB word took ~4 s)', async () => {
+    expect(longestTokenLength('ab  cdef\tg')).toBe(4);
+    expect(longestTokenLength('')).toBe(0);
+    const rankedByWink = jest.spyOn(sharedWinkNlp(), 'readDoc');
+    try {
+      const word = 'a'.repeat(50 * 1024);
+      await expect(summariser.summarise(word)).resolves.toBe('a'.repeat(279) + '…');
+      await expect(summariser.summarise(`Long key follows. ${'k'.repeat(MAX_WINK_TOKEN_CHARS + 1)} ${MEETING.join(' ')}`)).resolves.toMatch(/^Long key follows\./);
+      expect(rankedByWink).not.toHaveBeenCalled();
+      await summariser.summarise(`${'k'.repeat(MAX_WINK_TOKEN_CHARS)} ${MEETING.join(' ')}`);
+      expect(rankedByWink).toHaveBeenCalledTimes(1);
+    } finally {
+      rankedByWink.mockRestore();
+    }
   });
 
   it('rejects a maxChars that is not a positive integer', async () => {

@@ -11,10 +11,16 @@ const DEFAULT_MAX_CHARS = 280;
  */
 const WINK_IMPORTANCE_WEIGHT = 0.5;
 const ELLIPSIS = '…';
+/**
+ * Longest run of non-whitespace characters handed to wink-nlp. Its English model tests every token with
+ * regular expressions that backtrack quadratically in the token's length (`isAbbrev`: `/[a-z].*\.$/i`), so
+ * one 50 KB word took ~4 s of CPU. No English word or ordinary URL comes near this bound.
+ */
+export const MAX_WINK_TOKEN_CHARS = 256;
 
-/** The wink pipeline, created on first use and shared by the process (~100 ms and ~30 MB to build). */
 let sharedNlp: WinkMethods | undefined;
-function nlp(): WinkMethods {
+/** The wink pipeline, created on first use and shared by the process (~100 ms and ~30 MB to build). */
+export function sharedWinkNlp(): WinkMethods {
   return (sharedNlp ??= winkNLP(model));
 }
 
@@ -62,7 +68,7 @@ export function truncateAtWord(text: string, maxChars: number): string {
  * recurring topic words is central. Ties keep the earlier sentence first.
  */
 function rankSentences(text: string): RankedSentence[] {
-  const winkNlp = nlp();
+  const winkNlp = sharedWinkNlp();
   const its = winkNlp.its;
   // wink's typings declare `its.lemma` with an extra `addons` parameter that `ItsFunction` does not accept.
   const lemmaOf = its.lemma as unknown as ItsFunction<string>;
@@ -100,6 +106,19 @@ function rankSentences(text: string): RankedSentence[] {
   }));
 }
 
+/** Length of the longest run of non-whitespace characters in `text`, in UTF-16 code units (linear time). */
+export function longestTokenLength(text: string): number {
+  let longest = 0;
+  let run = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    // Space, tab, line feed, carriage return end a run (collapsed text has only spaces).
+    run = c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d ? 0 : run + 1;
+    if (run > longest) longest = run;
+  }
+  return longest;
+}
+
 /** Fallback when wink-nlp fails: split after ".", "!" or "?" and rank by position (first sentences first). */
 function splitByPunctuation(text: string): RankedSentence[] {
   return text
@@ -112,7 +131,8 @@ function splitByPunctuation(text: string): RankedSentence[] {
  * {@link Summariser} that extracts sentences with wink-nlp and its English lite model (no network, no
  * LLM). Whitespace runs are collapsed first; content that then fits in `maxChars` (default 280) is
  * returned as is. Longer content is split into sentences, ranked (see `rankSentences`: wink's
- * sentence-wise importance plus lexical centrality; by position if wink throws or every score is 0), and
+ * sentence-wise importance plus lexical centrality; by position if wink throws, if every score is 0, or
+ * if a token is longer than MAX_WINK_TOKEN_CHARS, which wink would take quadratic time over), and
  * the best sentences are taken greedily in rank order, skipping any that no longer fit and any scoring 0
  * while others score more, then printed in their original order joined by one space. When the best
  * sentence alone is longer than `maxChars`, it is cut at a word boundary with "…".
@@ -129,7 +149,8 @@ export class ExtractiveSummariser implements Summariser {
 
     let sentences: RankedSentence[];
     try {
-      sentences = rankSentences(text);
+      // An overlong token would cost wink quadratic time (MAX_WINK_TOKEN_CHARS): rank by position instead.
+      sentences = longestTokenLength(text) > MAX_WINK_TOKEN_CHARS ? splitByPunctuation(text) : rankSentences(text);
     } catch {
       sentences = splitByPunctuation(text);
     }
