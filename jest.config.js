@@ -3,9 +3,9 @@ const { pathsToModuleNameMapper } = require('./tools/jest-paths');
 const swc = ['@swc/jest', { jsc: { parser: { syntax: 'typescript', decorators: true }, transform: { legacyDecorator: true, decoratorMetadata: true }, target: 'es2022' }, module: { type: 'commonjs' } }];
 module.exports = {
   testEnvironment: 'node',
-  transform: { '^.+\\.ts$': swc, '^.+/node_modules/content-disposition/.+\\.js$': swc },
-  // content-disposition (under @fastify/static) ships only ESM; Jest on Node 20 cannot require it untransformed.
-  transformIgnorePatterns: ['/node_modules/(?!content-disposition/)'],
+  transform: { '^.+\\.ts$': swc, '^.+/node_modules/(content-disposition|mppx)/.+\\.js$': swc },
+  // content-disposition (under @fastify/static) and mppx ship only ESM; Jest on Node 20 cannot require them untransformed.
+  transformIgnorePatterns: ['/node_modules/(?!content-disposition/|mppx/)'],
   moduleNameMapper: pathsToModuleNameMapper(),
   testMatch: ['<rootDir>/{libs,services,apps,test}/**/*.{spec,int-spec,e2e-spec}.ts'],
   testPathIgnorePatterns: ['/node_modules/', '/dist/', '/data/'],

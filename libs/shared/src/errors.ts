@@ -47,9 +47,15 @@ export class UnauthorizedError extends DomainError {
     super('UNAUTHORIZED', message);
   }
 }
-/** 402: the call must be paid for. */
+/**
+ * 402: the call must be paid for. `wwwAuthenticate` is the `WWW-Authenticate: Payment` challenge the
+ * gateway sends with it (docs/billing.md); it does not cross the bus.
+ */
 export class PaymentRequiredError extends DomainError {
-  constructor(message = 'Payment required') {
+  constructor(
+    message = 'Payment required',
+    readonly wwwAuthenticate?: string,
+  ) {
     super('PAYMENT_REQUIRED', message);
   }
 }

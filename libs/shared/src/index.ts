@@ -12,3 +12,5 @@ export * from './schemas/records';
 export * from './schemas/memories';
 export * from './schemas/files';
 export * from './schemas/billing';
+export * from './schemas/auth';
+export * from './schemas/vector-index';

@@ -8,6 +8,26 @@ export const SUBJECTS = {
     get: 'agents.v1.get',
     authenticateKey: 'agents.v1.authenticate-key',
     getWallet: 'agents.v1.get-wallet',
+    findByWallet: 'agents.v1.find-by-wallet',
+    listKeys: 'agents.v1.keys.list',
+    rotateKey: 'agents.v1.keys.rotate',
+    revokeKey: 'agents.v1.keys.revoke',
+  },
+  /** Human accounts, passkeys, sessions and claims; answered by the agents service (DESIGN.md §1). */
+  humans: {
+    passkeyRegisterOptions: 'agents.v1.passkeys.register-options',
+    passkeyRegisterVerify: 'agents.v1.passkeys.register-verify',
+    passkeyLoginOptions: 'agents.v1.passkeys.login-options',
+    passkeyLoginVerify: 'agents.v1.passkeys.login-verify',
+    authenticateSession: 'agents.v1.sessions.authenticate',
+    endSession: 'agents.v1.sessions.end',
+    get: 'agents.v1.humans.get',
+    claim: 'agents.v1.claims.create',
+    listClaims: 'agents.v1.claims.list',
+    releaseClaim: 'agents.v1.claims.delete',
+    /** The agent itself drops a human's claim on it. */
+    releaseClaimByAgent: 'agents.v1.claims.release-by-agent',
+    resolveClaim: 'agents.v1.claims.resolve',
   },
   records: {
     create: 'records.v1.create',
@@ -33,6 +53,25 @@ export const SUBJECTS = {
   billing: {
     recordUsage: 'billing.v1.record-usage',
     usage: 'billing.v1.usage',
+    balance: 'billing.v1.balance',
+    reserve: 'billing.v1.reserve',
+    commit: 'billing.v1.commit',
+    release: 'billing.v1.release',
+    claimPayment: 'billing.v1.claim-payment',
+    completePayment: 'billing.v1.complete-payment',
+    credit: 'billing.v1.credit',
+  },
+  /** Cluster mode without Qdrant only: the embedded vector index as its own single-replica service. */
+  vectorIndex: {
+    open: 'vector-index.v1.open',
+    upsert: 'vector-index.v1.upsert',
+    searchDense: 'vector-index.v1.search-dense',
+    searchSparse: 'vector-index.v1.search-sparse',
+    scoreDense: 'vector-index.v1.score-dense',
+    delete: 'vector-index.v1.delete',
+    deleteTenant: 'vector-index.v1.delete-tenant',
+    compact: 'vector-index.v1.compact',
+    count: 'vector-index.v1.count',
   },
 } as const;
 
@@ -48,4 +87,5 @@ export const QUEUE_GROUPS = {
   memory: 'memory',
   files: 'files',
   billing: 'billing',
+  vectorIndex: 'vector-index',
 } as const;

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { createStandaloneApp, loadStandaloneConfig } from '@agent-memory/standalone';
+import { createStandaloneApp, loadStandaloneConfig, type StandaloneOverrides } from '@agent-memory/standalone';
 
 /** A standalone server started for a test, on a random port, with its own data directory. */
 export interface TestServer {
@@ -17,12 +17,13 @@ export interface TestServer {
 /**
  * Starts the real standalone application (every service, embedded adapters) on 127.0.0.1 and a free
  * port. `env` overrides the environment (e.g. `RATE_LIMITS: 'off'`); `dataDir` reuses a directory to
- * test restarts. The anonymous (create agent) limit is raised so that suites can create many agents.
+ * test restarts; `paymentSettlement` replaces the chain settlement of Payment credentials (docs/billing.md).
+ * The anonymous (create agent) limit is raised so that suites can create many agents.
  */
-export async function startStandaloneServer(options: { env?: Record<string, string>; dataDir?: string } = {}): Promise<TestServer> {
+export async function startStandaloneServer(options: { env?: Record<string, string>; dataDir?: string } & StandaloneOverrides = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'agent-memory-test-'));
   const config = loadStandaloneConfig({ LOG_LEVEL: 'silent', RATE_LIMIT_ANONYMOUS_PER_MINUTE: '100000', ...options.env, DATA_DIR: dataDir, PORT: '1' });
-  const app = await createStandaloneApp(config);
+  const app = await createStandaloneApp(config, { paymentSettlement: options.paymentSettlement });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const url = (await app.getUrl()).replace('[::1]', '127.0.0.1');
   return {

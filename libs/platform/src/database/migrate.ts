@@ -15,9 +15,10 @@ export interface MigrationReport {
  * layout) to its own Postgres schema, in name order, each in a transaction, recorded in
  * `<schema>._migrations` with a checksum. An advisory lock per schema makes concurrent runs (two
  * replicas starting together) safe: the second waits, then finds nothing to do. A changed file that was
- * already applied is an error (migrations are append-only).
+ * already applied is an error (migrations are append-only). With `dryRun`, nothing is applied and a
+ * pending migration is an error (services that must not migrate themselves check with it).
  */
-export async function migrate(db: SqlExecutor, schema: string, dir: string): Promise<MigrationReport> {
+export async function migrate(db: SqlExecutor, schema: string, dir: string, options: { dryRun?: boolean } = {}): Promise<MigrationReport> {
   if (!/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`Invalid schema name ${schema}`);
   const names = (await readdir(dir, { withFileTypes: true }))
     .filter((e) => e.isDirectory())
@@ -42,6 +43,7 @@ export async function migrate(db: SqlExecutor, schema: string, dir: string): Pro
         report.skipped.push(name);
         continue;
       }
+      if (options.dryRun) throw new Error(`Migration ${schema}/${name} is pending: run the migrate command first`);
       await db.exec('BEGIN');
       try {
         await db.exec(sql);

@@ -23,6 +23,8 @@ export class InProcessJobQueue implements JobQueue {
   private running = 0;
   private idleWaiters: Array<() => void> = [];
   private closed = false;
+  /** Always true: this queue runs its jobs in this process. */
+  readonly runsJobs = true;
 
   async enqueue<N extends JobName>(name: N, data: JobData<N>, options: { jobId?: string } = {}): Promise<void> {
     JOBS[name].parse(data);
@@ -43,6 +45,8 @@ export class InProcessJobQueue implements JobQueue {
       this.waiting.delete(key);
       void this.run(job);
     }, delayMs);
+    // a job waiting for its next retry must not keep the process (or a test run) alive; close() clears it
+    timer.unref();
     this.timers.add(timer);
   }
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DEFAULT_AGENT_CATEGORY, LIMITS } from '../limits';
-import { AgentIdSchema, CategorySchema, RecordIdSchema, TagsSchema, TimestampSchema } from './common';
+import { AgentIdSchema, CategorySchema, plainText, RecordIdSchema, TagsSchema, TimestampSchema } from './common';
 
 export const AGENT_MODES = ['cloud', 'local'] as const;
 export const AgentModeSchema = z.enum(AGENT_MODES);
@@ -15,7 +15,7 @@ export const WalletAddressSchema = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must
 
 /** POST /api/v1/agents body. `walletAddress` and `environment` are our additions (docs/api.md). */
 export const CreateAgentBodySchema = z.strictObject({
-  name: z.string().min(LIMITS.agentName.min).max(LIMITS.agentName.max),
+  name: plainText(LIMITS.agentName.min, LIMITS.agentName.max),
   mode: AgentModeSchema.default('cloud'),
   tags: TagsSchema.default([]),
   category: CategorySchema.default(DEFAULT_AGENT_CATEGORY),

@@ -22,13 +22,28 @@ export const StoragePathSchema = z.string().transform((raw, ctx) => {
   return checked.path;
 });
 
+/**
+ * A short text kept in PostgreSQL (names, tags, categories, idempotency keys): no control characters.
+ * PostgreSQL text cannot hold NUL at all (it would be a 500), and the other C0/C1 controls have no
+ * place in a name (docs/authentication.md, "Strict JSON").
+ */
+export function plainText(min: number, max: number) {
+  // eslint-disable-next-line no-control-regex
+  return z.string().min(min).max(max).regex(/^[^\u0000-\u001f\u007f-\u009f]*$/, 'must not contain control characters');
+}
+
+/** No NUL character: PostgreSQL text cannot hold it (memory content feeds summaries and the keyword index). */
+export function withoutNul<S extends z.ZodString>(schema: S) {
+  return schema.refine((s) => !s.includes('\u0000'), { message: 'must not contain NUL (\\u0000) characters' });
+}
+
 export const TagsSchema = z
-  .array(z.string().min(1).max(LIMITS.tags.maxLength))
+  .array(plainText(1, LIMITS.tags.maxLength))
   .max(LIMITS.tags.maxCount, `must have at most ${LIMITS.tags.maxCount} entries`);
 
-export const CategorySchema = z.string().min(LIMITS.category.min).max(LIMITS.category.max);
+export const CategorySchema = plainText(LIMITS.category.min, LIMITS.category.max);
 
-export const IdempotencyKeySchema = z.string().min(LIMITS.idempotencyKey.min).max(LIMITS.idempotencyKey.max);
+export const IdempotencyKeySchema = plainText(LIMITS.idempotencyKey.min, LIMITS.idempotencyKey.max);
 
 /** ISO 8601 UTC timestamp string. */
 export const TimestampSchema = z.string().datetime();

@@ -11,11 +11,11 @@ import {
   StoragePathSchema,
   TimestampSchema,
   utf8Bytes,
+  withoutNul,
 } from './common';
 
 /** Memory content: 1 byte to 50 KB of UTF-8 (spec, "Memory"). */
-export const MemoryContentSchema = z
-  .string()
+export const MemoryContentSchema = withoutNul(z.string())
   .refine((s) => utf8Bytes(s) >= LIMITS.memoryContentBytes.min, { message: 'must not be empty' })
   .refine((s) => utf8Bytes(s) <= LIMITS.memoryContentBytes.max, {
     message: `must be at most ${LIMITS.memoryContentBytes.max} bytes (50KB) of UTF-8`,

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { DEFAULT_RECORD_CATEGORY, LIMITS } from '../limits';
-import { AgentIdSchema, CategorySchema, queryInt, RecordIdSchema, TagsSchema, TimestampSchema } from './common';
+import { AgentIdSchema, CategorySchema, plainText, queryInt, RecordIdSchema, TagsSchema, TimestampSchema } from './common';
 
-const RecordNameSchema = z.string().min(LIMITS.recordName.min).max(LIMITS.recordName.max);
+const RecordNameSchema = plainText(LIMITS.recordName.min, LIMITS.recordName.max);
 
 /** POST /api/v1/records body (spec, "Record"). */
 export const CreateRecordBodySchema = z.strictObject({

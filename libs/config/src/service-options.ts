@@ -1,0 +1,106 @@
+import { z } from 'zod';
+import { AUTH_DEFAULTS, parseUsd } from '@agent-memory/shared';
+import { env } from '@agent-memory/platform';
+import { type PaymentOptions, PaymentEnvSchema, paymentOptionsFromEnv } from '@agent-memory/gateway';
+
+/**
+ * Environment variables that configure the services the same way in both run modes (each one is
+ * documented in docs/configuration.md). The launchers (`apps/standalone`, `apps/cluster`) extend this
+ * with their own variables (ports, data directory, backends) and their own `BILLING_MODE` default.
+ */
+export const ServiceOptionsEnvSchema = z.object({
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  RATE_LIMITS: z.enum(['on', 'off']).default('on'),
+  RATE_LIMIT_ANONYMOUS_PER_MINUTE: env.int(100, 1),
+  BILLING_SANDBOX_CREDIT_USD: z.string().regex(/^\d{1,9}(\.\d{1,6})?$/, 'must be a USD amount such as 100 or 0.50').default('100'),
+  AGENT_KEY_PREFIX: z.string().regex(/^[a-z][a-z0-9]{1,15}$/, 'must be 2-16 lower-case letters or digits, starting with a letter').default('amk'),
+  SIGNATURE_WINDOW_SECONDS: env.int(300, 1),
+  AGENT_KEY_ROTATION_GRACE_SECONDS: env.int(AUTH_DEFAULTS.keyRotationGraceSeconds, 0).pipe(z.number().max(AUTH_DEFAULTS.maxKeyRotationGraceSeconds, 'must be at most 604800 (7 days)')),
+  PASSKEY_RP_ID: z.string().regex(/^[a-z0-9.-]{1,253}$/, 'must be a domain name such as memory.example.com').default('localhost'),
+  PASSKEY_RP_NAME: z.string().min(1).max(64).default('agent-memory'),
+  PASSKEY_ORIGINS: z.string().min(1).optional(),
+  PASSKEY_SESSION_TTL_SECONDS: env.int(AUTH_DEFAULTS.passkeySessionTtlSeconds, 60),
+  HSTS_MAX_AGE_SECONDS: env.int(0, 0),
+  EMBEDDER: z.enum(['use-lite', 'openai-compatible']).default('use-lite'),
+  EMBEDDINGS_URL: z.url().optional(),
+  EMBEDDINGS_MODEL: z.string().min(1).optional(),
+  EMBEDDINGS_API_KEY: z.string().min(1).optional(),
+  EMBEDDINGS_DIMENSION: z.coerce.number().int().min(1).optional(),
+  ENRICHMENT_LLM_URL: z.url().optional(),
+  ENRICHMENT_LLM_MODEL: z.string().min(1).optional(),
+  ENRICHMENT_LLM_API_KEY: z.string().min(1).optional(),
+  ENRICHMENT_LLM_TIMEOUT_MS: env.int(30_000, 100),
+  ...PaymentEnvSchema.shape,
+});
+export type ServiceOptionsEnv = z.output<typeof ServiceOptionsEnvSchema>;
+
+/** The services' options, typed and nested, as both launchers pass them to the modules. */
+export interface ServiceOptions {
+  logLevel: ServiceOptionsEnv['LOG_LEVEL'];
+  rateLimitsEnabled: boolean;
+  anonymousPerMinute: number;
+  /** The `Payment` scheme: PAYMENT_* variables (docs/billing.md). */
+  payments: PaymentOptions;
+  /** Opening credit of a test-environment (sandbox) balance, micro-USD. */
+  sandboxCreditMicroUsd: number;
+  agentKeyPrefix: string;
+  signatureWindowSeconds: number;
+  /** Key rotation, passkeys and sessions (docs/authentication.md). */
+  auth: { keyRotationGraceSeconds: number; passkeys: { rpId: string; rpName: string; origins: string[]; sessionTtlSeconds: number } };
+  /** `Strict-Transport-Security` max-age; 0 sends none. */
+  hstsMaxAgeSeconds: number;
+  embedder: { kind: 'use-lite' } | { kind: 'openai-compatible'; baseUrl: string; model: string; apiKey?: string; dimension: number; timeoutMs: number };
+  /** The chat endpoint that refines type and summary after remember; absent when `ENRICHMENT_LLM_URL` is unset. */
+  enrichment?: { baseUrl: string; model: string; apiKey?: string; timeoutMs: number };
+}
+
+/** `PASSKEY_ORIGINS`: comma-separated origins (`https://memory.example.com`) of the pages that run passkey ceremonies. */
+function parseOrigins(value: string): string[] {
+  const origins = value.split(',').map((o) => o.trim()).filter(Boolean);
+  for (const origin of origins) {
+    if (!/^https?:\/\/[^/\s]+$/.test(origin)) throw new Error(`Invalid configuration:\n  PASSKEY_ORIGINS: ${JSON.stringify(origin)} is not an origin such as https://memory.example.com`);
+  }
+  return origins;
+}
+
+/**
+ * Builds {@link ServiceOptions} from parsed variables. `port` is the gateway's (default passkey origin
+ * `http://localhost:<port>`); `paymentSecretFile` keeps a generated payment secret across restarts
+ * (standalone); `requirePaymentSecret` makes PAYMENT_SECRET_KEY mandatory (a cluster gateway: every
+ * replica must verify the challenges the others issued; top-ups take credentials in every billing mode).
+ * @throws Error naming the variable when a combination is invalid.
+ */
+export function serviceOptionsFromEnv(e: ServiceOptionsEnv, opts: { port: number; paymentSecretFile?: string; requirePaymentSecret?: boolean }): ServiceOptions {
+  let embedder: ServiceOptions['embedder'] = { kind: 'use-lite' };
+  if (e.EMBEDDER === 'openai-compatible') {
+    const missing = (['EMBEDDINGS_URL', 'EMBEDDINGS_MODEL', 'EMBEDDINGS_DIMENSION'] as const).filter((k) => e[k] === undefined);
+    if (missing.length > 0) throw new Error(`Invalid configuration: EMBEDDER=openai-compatible needs ${missing.join(', ')}`);
+    embedder = { kind: 'openai-compatible', baseUrl: e.EMBEDDINGS_URL!, model: e.EMBEDDINGS_MODEL!, apiKey: e.EMBEDDINGS_API_KEY, dimension: e.EMBEDDINGS_DIMENSION!, timeoutMs: 30_000 };
+  }
+  let enrichment: ServiceOptions['enrichment'];
+  if (e.ENRICHMENT_LLM_URL !== undefined || e.ENRICHMENT_LLM_MODEL !== undefined) {
+    if (e.ENRICHMENT_LLM_URL === undefined || e.ENRICHMENT_LLM_MODEL === undefined) {
+      throw new Error('Invalid configuration: enrichment needs both ENRICHMENT_LLM_URL and ENRICHMENT_LLM_MODEL');
+    }
+    enrichment = { baseUrl: e.ENRICHMENT_LLM_URL, model: e.ENRICHMENT_LLM_MODEL, apiKey: e.ENRICHMENT_LLM_API_KEY, timeoutMs: e.ENRICHMENT_LLM_TIMEOUT_MS };
+  }
+  if (opts.requirePaymentSecret && e.PAYMENT_SECRET_KEY === undefined) {
+    throw new Error('Invalid configuration: PAYMENT_SECRET_KEY is required by a cluster gateway (every replica must verify the payment challenges the others issue, for paid calls and top-ups alike), e.g. openssl rand -base64 32');
+  }
+  return {
+    logLevel: e.LOG_LEVEL,
+    rateLimitsEnabled: e.RATE_LIMITS === 'on',
+    anonymousPerMinute: e.RATE_LIMIT_ANONYMOUS_PER_MINUTE,
+    sandboxCreditMicroUsd: parseUsd(e.BILLING_SANDBOX_CREDIT_USD)!,
+    payments: paymentOptionsFromEnv(e, { secretFile: opts.paymentSecretFile }),
+    agentKeyPrefix: e.AGENT_KEY_PREFIX,
+    signatureWindowSeconds: e.SIGNATURE_WINDOW_SECONDS,
+    auth: {
+      keyRotationGraceSeconds: e.AGENT_KEY_ROTATION_GRACE_SECONDS,
+      passkeys: { rpId: e.PASSKEY_RP_ID, rpName: e.PASSKEY_RP_NAME, origins: parseOrigins(e.PASSKEY_ORIGINS ?? `http://localhost:${opts.port}`), sessionTtlSeconds: e.PASSKEY_SESSION_TTL_SECONDS },
+    },
+    hstsMaxAgeSeconds: e.HSTS_MAX_AGE_SECONDS,
+    embedder,
+    enrichment,
+  };
+}

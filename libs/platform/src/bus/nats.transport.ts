@@ -1,0 +1,319 @@
+import { randomUUID } from 'node:crypto';
+import { type CallHandler, type ExecutionContext, Injectable, Logger, type NestInterceptor } from '@nestjs/common';
+import { ClientNats, type CustomTransportStrategy, NatsContext, NatsRecord, NatsRecordBuilder, type ReadPacket, Server, ServerNats, type WritePacket } from '@nestjs/microservices';
+import { NatsRecordSerializer } from '@nestjs/microservices/serializers/nats-record.serializer';
+import {
+  AckPolicy,
+  connect,
+  type ConsumerMessages,
+  DeliverPolicy,
+  headers as natsHeaders,
+  type JsMsg,
+  JSONCodec,
+  type MsgHdrs,
+  type NatsConnection,
+  nanos,
+  RetentionPolicy,
+  StorageType,
+} from 'nats';
+import { lastValueFrom, Observable } from 'rxjs';
+import { type BusHeaders, currentBusHeaders, runWithBusHeaders } from './bus-context';
+
+/** NATS header carrying the correlation id (the HTTP request id) beside every message. */
+export const REQUEST_ID_HEADER = 'x-request-id';
+
+/** JetStream stream holding the durable cross-service events (DESIGN.md §1: record deleted → purges). */
+export const EVENT_STREAM = 'AGENT_MEMORY_EVENTS';
+/** Events are published under `evt.<event subject>`, apart from the core-NATS request subjects. */
+export const eventSubject = (pattern: string): string => `evt.${pattern}`;
+
+const json = JSONCodec();
+
+function headersFromContext(): MsgHdrs {
+  const h = natsHeaders();
+  h.set(REQUEST_ID_HEADER, (currentBusHeaders() ?? { requestId: randomUUID() }).requestId);
+  return h;
+}
+
+function busHeadersFrom(h: MsgHdrs | undefined): BusHeaders {
+  return { requestId: h?.get(REQUEST_ID_HEADER) || randomUUID() };
+}
+
+/**
+ * Nest's NATS record serializer plus the current bus context ({@link currentBusHeaders}) as NATS
+ * headers, so the correlation id crosses every request.
+ */
+export class TracingNatsRecordSerializer extends NatsRecordSerializer {
+  override serialize(packet: ReadPacket & { headers?: unknown }): { data: Uint8Array; headers: unknown } {
+    const data = packet?.data;
+    if (data instanceof NatsRecord) return super.serialize(packet) as { data: Uint8Array; headers: unknown };
+    const record = new NatsRecordBuilder(data).setHeaders(headersFromContext()).build();
+    return super.serialize({ ...packet, data: record }) as { data: Uint8Array; headers: unknown };
+  }
+}
+
+/**
+ * Creates (or updates) the event stream: file storage, limits retention for 30 days, a 2-minute
+ * duplicate window so that an event re-published with the same id (outbox retry) is stored once.
+ */
+export async function ensureEventStream(nc: NatsConnection): Promise<void> {
+  const jsm = await nc.jetstreamManager();
+  const config = {
+    name: EVENT_STREAM,
+    subjects: ['evt.>'],
+    retention: RetentionPolicy.Limits,
+    storage: StorageType.File,
+    // long enough for a consumer that was down or failing for weeks to catch up: events are small
+    max_age: nanos(30 * 24 * 3600 * 1000),
+    duplicate_window: nanos(120_000),
+  };
+  try {
+    await jsm.streams.info(EVENT_STREAM);
+    await jsm.streams.update(EVENT_STREAM, config);
+  } catch (err) {
+    if (!/stream not found/i.test(String((err as Error).message))) throw err;
+    try {
+      await jsm.streams.add(config);
+    } catch (addErr) {
+      // A replica created it between our two calls.
+      if (!/already in use|already exists/i.test(String((addErr as Error).message))) throw addErr;
+    }
+  }
+}
+
+/**
+ * The cluster bus client (`ClientProxy`): requests on core NATS with the correlation id in headers,
+ * sent with NATS request/reply so that a subject nobody serves fails at once ("no responders", i.e. the
+ * service is down: INTERNAL_ERROR in milliseconds instead of a hung request) and a slow one fails after
+ * `requestTimeoutMs`; events published to JetStream (`evt.<subject>`), resolved only once the stream has
+ * stored them (PubAck). An event with an `eventId` field is de-duplicated by JetStream under that id.
+ */
+export class NatsBusClient extends ClientNats {
+  private streamReady?: Promise<void>;
+
+  constructor(servers: string[], name: string, private readonly requestTimeoutMs: number) {
+    super({ servers, name, serializer: new TracingNatsRecordSerializer(), maxReconnectAttempts: -1 });
+  }
+
+  protected override publish(partialPacket: ReadPacket, callback: (packet: WritePacket) => void): () => void {
+    try {
+      const packet = this.assignPacketId(partialPacket);
+      const subject = this.normalizePattern(partialPacket.pattern);
+      const serialized = this.serializer.serialize(packet) as { data: Uint8Array; headers?: MsgHdrs };
+      const onReply = this.createSubscriptionHandler(packet, callback);
+      const nc = this.natsClient as unknown as NatsConnection;
+      nc.request(subject, serialized.data, { timeout: this.requestTimeoutMs, headers: this.mergeHeaders(serialized.headers) }).then(
+        (msg) => onReply(undefined, msg as never),
+        (err: unknown) => {
+          const code = (err as { code?: string }).code;
+          const message = code === '503' ? `The service is unavailable (no responder for ${subject})` : code === 'TIMEOUT' ? `The service did not answer in time (${subject})` : 'The service is unavailable';
+          callback({ err: { code: 'INTERNAL_ERROR', message }, isDisposed: true });
+        },
+      );
+    } catch {
+      callback({ err: { code: 'INTERNAL_ERROR', message: 'The service is unavailable' }, isDisposed: true });
+    }
+    return () => undefined;
+  }
+
+  protected override async dispatchEvent<T = unknown>(packet: ReadPacket): Promise<T> {
+    const nc = (await this.connect()) as NatsConnection;
+    this.streamReady ??= ensureEventStream(nc).catch((err: unknown) => {
+      this.streamReady = undefined;
+      throw err;
+    });
+    await this.streamReady;
+    const pattern = this.normalizePattern(packet.pattern);
+    const data = packet.data as { eventId?: unknown } | undefined;
+    const msgID = typeof data?.eventId === 'string' ? data.eventId : undefined;
+    try {
+      await nc.jetstream().publish(eventSubject(pattern), json.encode(packet.data), { msgID, headers: headersFromContext(), timeout: 5_000 });
+    } catch (err) {
+      // the stream may have been lost (a NATS server without its JetStream storage): set it up again next time
+      this.streamReady = undefined;
+      throw err;
+    }
+    return undefined as T;
+  }
+}
+
+/**
+ * Server-side interceptor of the NATS transport: runs the handler inside the bus context carried by
+ * the message's headers, so logs and onward messages keep the caller's correlation id. The in-process
+ * transport sets the context itself; there this is a no-op.
+ */
+@Injectable()
+export class NatsBusContextInterceptor implements NestInterceptor {
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    if (context.getType() !== 'rpc') return next.handle();
+    const ctx = context.switchToRpc().getContext();
+    if (!(ctx instanceof NatsContext)) return next.handle();
+    const headers = busHeadersFrom(ctx.getHeaders() as MsgHdrs | undefined);
+    return new Observable((subscriber) => runWithBusHeaders(headers, () => next.handle().subscribe(subscriber)));
+  }
+}
+
+/**
+ * Nest's NATS server (requests in the service's queue group) with a graceful close for SIGTERM: drain
+ * the subscriptions (NATS routes new requests to the other replicas; those already sent here are still
+ * handled), wait until every request being handled has sent its reply (at most `drainTimeoutMs`), then
+ * drain the connection.
+ */
+export class DrainingNatsServer extends ServerNats {
+  private inFlight = 0;
+  private readonly idle = new Set<() => void>();
+
+  constructor(options: { servers: string[]; queue: string; name: string; drainTimeoutMs?: number }) {
+    super({ servers: options.servers, queue: options.queue, name: options.name, maxReconnectAttempts: -1 } as never);
+    this.drainTimeoutMs = options.drainTimeoutMs ?? 25_000;
+  }
+
+  private readonly drainTimeoutMs: number;
+
+  override async handleMessage(channel: string, natsMsg: Parameters<ServerNats['handleMessage']>[1]): Promise<void> {
+    this.inFlight++;
+    let replied = false;
+    const done = () => {
+      if (replied) return;
+      replied = true;
+      if (--this.inFlight === 0) for (const resolve of this.idle) resolve();
+    };
+    (natsMsg as unknown as { __done?: () => void }).__done = done;
+    try {
+      await super.handleMessage(channel, natsMsg);
+    } catch (err) {
+      done();
+      throw err;
+    } finally {
+      if (!natsMsg.reply) done();
+    }
+  }
+
+  override getPublisher(natsMsg: Parameters<ServerNats['getPublisher']>[0], id: string, ctx: NatsContext) {
+    const publish = super.getPublisher(natsMsg, id, ctx);
+    return (response: { isDisposed?: boolean; err?: unknown }) => {
+      const result = publish(response as never);
+      if (response.isDisposed || response.err) (natsMsg as unknown as { __done?: () => void }).__done?.();
+      return result;
+    };
+  }
+
+  override async close(): Promise<void> {
+    // `natsClient` and `subscriptions` are private in Nest's typings, not at run time.
+    const self = this as unknown as { natsClient: NatsConnection | null; subscriptions: Array<{ drain(): Promise<void> }> };
+    const nc = self.natsClient;
+    if (!nc) return;
+    // Subscription drain: the server stops routing to this replica (queue-group peers get the requests),
+    // and messages already on their way here are still handed to the handler, not dropped.
+    await Promise.all(self.subscriptions.map((sub) => sub.drain().catch(() => undefined)));
+    if (this.inFlight > 0) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, this.drainTimeoutMs);
+        this.idle.add(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
+    await nc.drain().catch(() => undefined);
+    self.natsClient = null;
+  }
+}
+
+/** Context handed to event handlers by {@link JetStreamEventServer}: `[subject, headers]`. */
+export class JetStreamEventContext extends NatsContext {}
+
+/**
+ * Nest transport strategy that feeds the `@EventPattern` handlers of a service from durable JetStream
+ * consumers (one per service and event subject, named `<service>__<subject>`), so an event published
+ * while the service was down is delivered when it comes back. A message is acked after its handler
+ * succeeded and nak'ed with a growing delay otherwise (handlers are idempotent: DESIGN.md §1).
+ * Request handlers are ignored here (the NATS transport serves them).
+ */
+export class JetStreamEventServer extends Server implements CustomTransportStrategy {
+  private nc?: NatsConnection;
+  private readonly subscriptions: ConsumerMessages[] = [];
+  private readonly loops: Promise<void>[] = [];
+  private readonly log = new Logger('JetStreamEvents');
+
+  constructor(private readonly options: { servers: string[]; service: string }) {
+    super();
+  }
+
+  async listen(callback: (err?: unknown) => void): Promise<void> {
+    try {
+      this.nc = await connect({ servers: this.options.servers, name: `${this.options.service}-events`, maxReconnectAttempts: -1 });
+      await ensureEventStream(this.nc);
+      const jsm = await this.nc.jetstreamManager();
+      for (const [pattern, handler] of this.messageHandlers) {
+        if (!handler.isEventHandler) continue;
+        const durable = `${this.options.service}__${pattern.replace(/[^A-Za-z0-9_-]/g, '_')}`;
+        const config = {
+          durable_name: durable,
+          filter_subject: eventSubject(pattern),
+          ack_policy: AckPolicy.Explicit,
+          deliver_policy: DeliverPolicy.All,
+          ack_wait: nanos(60_000),
+          max_deliver: -1,
+        };
+        try {
+          await jsm.consumers.info(EVENT_STREAM, durable);
+        } catch {
+          await jsm.consumers.add(EVENT_STREAM, config).catch((err: unknown) => {
+            if (!/already in use|already exists/i.test(String((err as Error).message))) throw err;
+          });
+        }
+        const consumer = await this.nc.jetstream().consumers.get(EVENT_STREAM, durable);
+        const messages = await consumer.consume({ max_messages: 16 });
+        this.subscriptions.push(messages);
+        this.loops.push(this.run(pattern, messages));
+      }
+      callback();
+    } catch (err) {
+      callback(err);
+    }
+  }
+
+  private async run(pattern: string, messages: ConsumerMessages): Promise<void> {
+    for await (const m of messages) await this.deliver(pattern, m);
+  }
+
+  private async deliver(pattern: string, m: JsMsg): Promise<void> {
+    const handler = this.getHandlerByPattern(pattern);
+    if (!handler) return m.nak(5_000);
+    let data: unknown;
+    try {
+      data = json.decode(m.data);
+    } catch {
+      this.log.error(`Dropping an undecodable event on ${m.subject}`);
+      return m.term();
+    }
+    const headers = busHeadersFrom(m.headers);
+    try {
+      await runWithBusHeaders(headers, async () => {
+        const result$ = this.transformToObservable(await handler(data, new JetStreamEventContext([m.subject, m.headers as never])));
+        await lastValueFrom(result$, { defaultValue: undefined });
+      });
+      m.ack();
+    } catch (err) {
+      const delay = Math.min(60_000, 500 * 2 ** Math.min(m.info.redeliveryCount, 7));
+      this.log.warn(`Event ${pattern} failed (delivery ${m.info.redeliveryCount}); retry in ${delay} ms: ${(err as { message?: string }).message ?? String(err)}`);
+      m.nak(delay);
+    }
+  }
+
+  /** Stops pulling, waits for the event being handled, then drains the connection (graceful shutdown). */
+  async close(): Promise<void> {
+    for (const s of this.subscriptions) s.stop();
+    await Promise.allSettled(this.loops);
+    if (this.nc && !this.nc.isClosed()) await this.nc.drain().catch(() => undefined);
+  }
+
+  on(): void {
+    // connection status is logged by the NATS client itself
+  }
+
+  unwrap<T>(): T {
+    return this.nc as T;
+  }
+}

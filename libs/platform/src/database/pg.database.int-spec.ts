@@ -1,0 +1,66 @@
+/**
+ * The PostgreSQL adapter on the machine's PostgreSQL (a fresh database per run): the same migration
+ * files and runner as standalone, safe when two replicas migrate at once, and `verify` mode refusing to
+ * start on a pending migration (Helm: the hook Job migrates, the services only check).
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createTestDatabase, type TestDatabase } from '@agent-memory/testing';
+import { PgDatabase } from './pg.database';
+
+let database: TestDatabase;
+let dir: string;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  dir = mkdtempSync(join(tmpdir(), 'am-migrations-'));
+  mkdirSync(join(dir, '20260101000000_init'));
+  writeFileSync(join(dir, '20260101000000_init', 'migration.sql'), 'CREATE TABLE "svc"."things" (id text PRIMARY KEY, n int NOT NULL);');
+});
+afterAll(async () => {
+  await database.drop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('PgDatabase migrations', () => {
+  it('applies once when two replicas migrate at the same time (advisory lock), and is idempotent', async () => {
+    const a = new PgDatabase({ connectionString: database.url });
+    const b = new PgDatabase({ connectionString: database.url });
+    try {
+      const [ra, rb] = await Promise.all([a.runMigrations('svc', dir), b.runMigrations('svc', dir)]);
+      expect([ra.applied.length, rb.applied.length].sort()).toEqual([0, 1]);
+      expect((await a.runMigrations('svc', dir)).skipped).toEqual(['20260101000000_init']);
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+    }
+  });
+
+  it('in verify mode refuses a pending migration and accepts an applied one', async () => {
+    mkdirSync(join(dir, '20260102000000_more'));
+    writeFileSync(join(dir, '20260102000000_more', 'migration.sql'), 'ALTER TABLE "svc"."things" ADD COLUMN note text;');
+    const verify = new PgDatabase({ connectionString: database.url, migrations: 'verify' });
+    const apply = new PgDatabase({ connectionString: database.url });
+    try {
+      await expect(verify.migrate('svc', dir)).rejects.toThrow(/20260102000000_more is pending/);
+      await apply.migrate('svc', dir);
+      await expect(verify.migrate('svc', dir)).resolves.toBeUndefined();
+    } finally {
+      await Promise.all([verify.close(), apply.close()]);
+    }
+  });
+
+  it('serves a Prisma driver adapter on the service schema and answers the readiness ping', async () => {
+    const db = new PgDatabase({ connectionString: database.url });
+    try {
+      await db.ping();
+      const adapter = await (db.prismaAdapter('svc') as unknown as { connect(): Promise<{ executeRaw(q: unknown): Promise<number>; queryRaw(q: unknown): Promise<{ rows: unknown[][] }> }> }).connect();
+      await adapter.executeRaw({ sql: 'INSERT INTO "svc"."things" (id, n) VALUES ($1, $2)', args: ['a', 1], argTypes: [{ scalarType: 'string', arity: 'scalar' }, { scalarType: 'int', arity: 'scalar' }] });
+      const result = await adapter.queryRaw({ sql: 'SELECT id, n FROM "svc"."things"', args: [], argTypes: [] });
+      expect(result.rows).toEqual([['a', 1]]);
+    } finally {
+      await db.close();
+    }
+    await expect(new PgDatabase({ connectionString: 'postgres://postgres@127.0.0.1:1/none' }).ping()).rejects.toThrow();
+  });
+});

@@ -1,0 +1,76 @@
+import { Pool, type PoolClient } from 'pg';
+import { PrismaPg } from '@prisma/adapter-pg';
+import type { SqlDriverAdapterFactory } from '@prisma/driver-adapter-utils';
+import type { Database } from './database.port';
+import { migrate, type MigrationReport } from './migrate';
+import type { SqlExecutor } from './sql-executor';
+
+/** Options of {@link PgDatabase}. */
+export interface PgDatabaseOptions {
+  /** `postgres://user:password@host:port/database` */
+  connectionString: string;
+  /** Connections in this process's pool (each service process owns one pool). Default 10. */
+  poolSize?: number;
+  /**
+   * `apply` (default): `migrate()` applies pending migrations (standalone habit, `npm run start:cluster`).
+   * `verify`: `migrate()` only checks that none is pending and throws otherwise (Helm: the pre-upgrade
+   * hook Job applies them, services must not race it).
+   */
+  migrations?: 'apply' | 'verify';
+}
+
+/** Wraps one pooled connection as the migration runner's {@link SqlExecutor} (advisory locks are per session). */
+function sessionExecutor(client: PoolClient): SqlExecutor {
+  return {
+    exec: async (sql) => {
+      await client.query(sql);
+    },
+    query: async <R>(sql: string, params?: unknown[]) => (await client.query(sql, params)).rows as R[],
+  };
+}
+
+/**
+ * Cluster {@link Database}: PostgreSQL through `pg` and `@prisma/adapter-pg` (DESIGN.md §2). Each service
+ * process opens its own pool and touches only its own schema; the same SQL migration files and runner
+ * as standalone apply them (advisory lock per schema, so replicas may start together).
+ */
+export class PgDatabase implements Database {
+  private readonly pool: Pool;
+  private closed = false;
+
+  constructor(private readonly options: PgDatabaseOptions) {
+    this.pool = new Pool({ connectionString: options.connectionString, max: options.poolSize ?? 10 });
+    // An idle client's error (server restart) must not crash the process; the pool replaces it.
+    this.pool.on('error', () => undefined);
+  }
+
+  prismaAdapter(schema: string): SqlDriverAdapterFactory {
+    return new PrismaPg(this.pool, { schema }) as unknown as SqlDriverAdapterFactory;
+  }
+
+  /** Applies (or, in `verify` mode, checks) the migrations of `schema`; throws naming a pending one. */
+  async migrate(schema: string, dir: string): Promise<void> {
+    await this.runMigrations(schema, dir);
+  }
+
+  /** Like {@link migrate}, returning what was applied (the `migrate` command prints it). */
+  async runMigrations(schema: string, dir: string): Promise<MigrationReport> {
+    const client = await this.pool.connect();
+    try {
+      return await migrate(sessionExecutor(client), schema, dir, { dryRun: this.options.migrations === 'verify' });
+    } finally {
+      client.release();
+    }
+  }
+
+  /** Readiness check: one round trip. Throws when the server is unreachable. */
+  async ping(): Promise<void> {
+    await this.pool.query('SELECT 1');
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.pool.end();
+  }
+}

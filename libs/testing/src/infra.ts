@@ -1,0 +1,146 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from 'pg';
+
+/** A free TCP port on 127.0.0.1 (asks the kernel, then releases it). */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Resolves once something accepts TCP connections on `port` (polls every 50 ms); rejects after `timeoutMs`. */
+export async function waitForPort(port: number, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const open = await new Promise<boolean>((resolve) => {
+      const socket = new Socket();
+      socket.once('connect', () => (socket.destroy(), resolve(true)));
+      socket.once('error', () => (socket.destroy(), resolve(false)));
+      socket.connect(port, '127.0.0.1');
+    });
+    if (open) return;
+    if (Date.now() > deadline) throw new Error(`Nothing listens on 127.0.0.1:${port} after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+function binary(name: string): string {
+  for (const dir of ['/usr/sbin', '/usr/bin', '/usr/local/bin', '/usr/local/sbin']) if (existsSync(join(dir, name))) return join(dir, name);
+  return name;
+}
+
+/** A server process started for a test, restartable on the same port and data directory. */
+export interface TestInfraServer {
+  url: string;
+  port: number;
+  /** Stops the process (SIGTERM, then SIGKILL after 5 s). */
+  stop(): Promise<void>;
+  /** Starts it again on the same port (and, for NATS, the same JetStream store). */
+  start(): Promise<void>;
+  /** Stops it and removes its data. */
+  destroy(): Promise<void>;
+}
+
+async function stopChild(child: ChildProcess | undefined): Promise<void> {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+    child.once('exit', () => (clearTimeout(timer), resolve()));
+    child.kill('SIGTERM');
+  });
+}
+
+function restartable(name: string, port: number, args: string[], url: string, dataDir: string): TestInfraServer {
+  let child: ChildProcess | undefined;
+  const server: TestInfraServer = {
+    url,
+    port,
+    async start() {
+      child = spawn(binary(name), args, { stdio: 'ignore' });
+      child.once('error', () => undefined);
+      await waitForPort(port);
+    },
+    stop: () => stopChild(child),
+    async destroy() {
+      await stopChild(child);
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+  return server;
+}
+
+/**
+ * NATS server settings agent-memory needs (docs/configuration.md): messages up to 8 MB, since a 1 MB
+ * file (the spec's limit) travels as JSON inside one request and the default limit is 1 MB.
+ */
+export const NATS_MAX_PAYLOAD = '8MB';
+
+/**
+ * Starts a private `nats-server` with JetStream on a free port (the Debian package's binary, as on
+ * the machine and in CI) and {@link NATS_MAX_PAYLOAD}, so a test owns its subjects and streams and may
+ * restart the server.
+ */
+export async function startNatsServer(): Promise<TestInfraServer> {
+  const port = await freePort();
+  const dir = mkdtempSync(join(tmpdir(), 'agent-memory-nats-'));
+  const config = join(dir, 'nats.conf');
+  writeFileSync(config, `listen: "127.0.0.1:${port}"\nmax_payload: ${NATS_MAX_PAYLOAD}\njetstream {\n  store_dir: "${join(dir, 'js')}"\n}\n`);
+  const server = restartable('nats-server', port, ['-c', config], `nats://127.0.0.1:${port}`, dir);
+  await server.start();
+  return server;
+}
+
+/** Starts a private `redis-server` (no persistence) on a free port, so a test may restart it. */
+export async function startRedisServer(): Promise<TestInfraServer> {
+  const port = await freePort();
+  const dir = mkdtempSync(join(tmpdir(), 'agent-memory-redis-'));
+  const server = restartable('redis-server', port, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], `redis://127.0.0.1:${port}`, dir);
+  await server.start();
+  return server;
+}
+
+/** PostgreSQL server of the machine and CI (DESIGN.md §2): 127.0.0.1:5432, trust auth. */
+export const TEST_POSTGRES_URL = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+/** A database created for one test run; `drop` removes it (terminating leftover connections). */
+export interface TestDatabase {
+  url: string;
+  name: string;
+  drop(): Promise<void>;
+}
+
+/** Creates `am_test_<random>` on the machine's PostgreSQL. */
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const name = `am_test_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
+  const admin = new Client({ connectionString: TEST_POSTGRES_URL });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE "${name}"`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(TEST_POSTGRES_URL);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    name,
+    async drop() {
+      const c = new Client({ connectionString: TEST_POSTGRES_URL });
+      await c.connect();
+      try {
+        await c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      } finally {
+        await c.end();
+      }
+    },
+  };
+}
