@@ -1,15 +1,28 @@
 import { Controller, UseFilters } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import type { z } from 'zod';
-import { AgentsAuthenticateKeyMessageSchema, AgentsCreateMessageSchema, AgentsGetMessageSchema, SUBJECTS } from '@agent-memory/shared';
+import {
+  AgentsAuthenticateKeyMessageSchema,
+  AgentsCreateMessageSchema,
+  AgentsFindByWalletMessageSchema,
+  AgentsGetMessageSchema,
+  AgentsKeysListMessageSchema,
+  AgentsKeysRevokeMessageSchema,
+  AgentsKeysRotateMessageSchema,
+  SUBJECTS,
+} from '@agent-memory/shared';
 import { MessagePipe, RpcDomainExceptionFilter } from '@agent-memory/platform';
+import { AgentKeysService } from './agent-keys.service';
 import { AgentsService } from './agents.service';
 
-/** Bus edge of the agents service. */
+/** Bus edge of the agents service: agents, wallets and agent keys. */
 @Controller()
 @UseFilters(RpcDomainExceptionFilter)
 export class AgentsMessageHandler {
-  constructor(private readonly agents: AgentsService) {}
+  constructor(
+    private readonly agents: AgentsService,
+    private readonly keys: AgentKeysService,
+  ) {}
 
   @MessagePattern(SUBJECTS.agents.create)
   create(@Payload(new MessagePipe(AgentsCreateMessageSchema)) m: z.output<typeof AgentsCreateMessageSchema>) {
@@ -18,7 +31,7 @@ export class AgentsMessageHandler {
 
   @MessagePattern(SUBJECTS.agents.authenticateKey)
   authenticate(@Payload(new MessagePipe(AgentsAuthenticateKeyMessageSchema)) m: z.output<typeof AgentsAuthenticateKeyMessageSchema>) {
-    return this.agents.authenticate(m.agentKey);
+    return this.keys.authenticate(m.agentKey);
   }
 
   @MessagePattern(SUBJECTS.agents.get)
@@ -27,8 +40,27 @@ export class AgentsMessageHandler {
   }
 
   @MessagePattern(SUBJECTS.agents.getWallet)
-  async getWallet(@Payload(new MessagePipe(AgentsGetMessageSchema)) m: z.output<typeof AgentsGetMessageSchema>) {
-    const agent = await this.agents.get(m.agentId);
-    return { agentId: agent.id, mode: agent.mode, walletAddress: agent.walletAddress, keyEnvironment: agent.keyEnvironment };
+  getWallet(@Payload(new MessagePipe(AgentsGetMessageSchema)) m: z.output<typeof AgentsGetMessageSchema>) {
+    return this.agents.getWallet(m.agentId);
+  }
+
+  @MessagePattern(SUBJECTS.agents.findByWallet)
+  findByWallet(@Payload(new MessagePipe(AgentsFindByWalletMessageSchema)) m: z.output<typeof AgentsFindByWalletMessageSchema>) {
+    return this.agents.findByWallet(m.walletAddress);
+  }
+
+  @MessagePattern(SUBJECTS.agents.listKeys)
+  listKeys(@Payload(new MessagePipe(AgentsKeysListMessageSchema)) m: z.output<typeof AgentsKeysListMessageSchema>) {
+    return this.keys.list(m.agentId);
+  }
+
+  @MessagePattern(SUBJECTS.agents.rotateKey)
+  rotateKey(@Payload(new MessagePipe(AgentsKeysRotateMessageSchema)) m: z.output<typeof AgentsKeysRotateMessageSchema>) {
+    return this.keys.rotate(m.agentId, m.graceSeconds, m.requestedBy);
+  }
+
+  @MessagePattern(SUBJECTS.agents.revokeKey)
+  revokeKey(@Payload(new MessagePipe(AgentsKeysRevokeMessageSchema)) m: z.output<typeof AgentsKeysRevokeMessageSchema>) {
+    return this.keys.revoke(m.agentId, m.keyId, m.requestedBy);
   }
 }

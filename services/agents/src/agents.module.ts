@@ -1,25 +1,49 @@
 import { type DynamicModule, Module } from '@nestjs/common';
+import { AUTH_DEFAULTS } from '@agent-memory/shared';
 import { DATABASE, type Database } from '@agent-memory/platform';
+import { AGENT_KEY_PREFIX, AGENTS_PRISMA, AgentKeysService, KEY_ROTATION_GRACE_SECONDS } from './agent-keys.service';
 import { AgentsMessageHandler } from './agents.message-handler';
-import { AGENT_KEY_PREFIX, AGENTS_PRISMA, AgentsService } from './agents.service';
+import { AgentsService } from './agents.service';
+import { CLOCK, type Clock, systemClock } from './clock';
+import { ClaimsService } from './humans/claims.service';
+import { HumansMessageHandler } from './humans/humans.message-handler';
+import { DEFAULT_PASSKEY_OPTIONS, PASSKEY_OPTIONS, type PasskeyOptions } from './humans/passkey.options';
+import { PasskeysService } from './humans/passkeys.service';
+import { SessionsService } from './humans/sessions.service';
 import { openAgentsPrisma } from './persistence/prisma';
 
 export interface AgentsModuleOptions {
-  /** Prefix of issued agent keys (`<prefix>_live_<secret>`). */
+  /** Prefix of issued agent keys (`<prefix>_live_<secret>`) and session credentials (`<prefix>_session_<secret>`). */
   keyPrefix: string;
+  /** How long previous keys stay valid after a rotation, seconds (default 24 h). */
+  keyRotationGraceSeconds?: number;
+  /** WebAuthn relying party and session lifetimes (defaults: {@link DEFAULT_PASSKEY_OPTIONS}). */
+  passkeys?: Partial<PasskeyOptions>;
+  /** The clock (tests move it to check expiries). */
+  clock?: Clock;
 }
 
-/** The agents service (DESIGN.md §1): owns agents and key hashes; answers `agents.v1.*`. */
+/**
+ * The agents service (DESIGN.md §1): owns agents, key hashes, wallets, human accounts, passkeys,
+ * sessions and claims; answers `agents.v1.*`.
+ */
 @Module({})
 export class AgentsModule {
   static forRoot(options: AgentsModuleOptions): DynamicModule {
     return {
       module: AgentsModule,
-      controllers: [AgentsMessageHandler],
+      controllers: [AgentsMessageHandler, HumansMessageHandler],
       providers: [
         { provide: AGENTS_PRISMA, useFactory: (db: Database) => openAgentsPrisma(db), inject: [DATABASE] },
         { provide: AGENT_KEY_PREFIX, useValue: options.keyPrefix },
+        { provide: KEY_ROTATION_GRACE_SECONDS, useValue: options.keyRotationGraceSeconds ?? AUTH_DEFAULTS.keyRotationGraceSeconds },
+        { provide: PASSKEY_OPTIONS, useValue: { ...DEFAULT_PASSKEY_OPTIONS, ...options.passkeys } },
+        { provide: CLOCK, useValue: options.clock ?? systemClock },
         AgentsService,
+        AgentKeysService,
+        PasskeysService,
+        SessionsService,
+        ClaimsService,
       ],
     };
   }

@@ -8,19 +8,23 @@ import {
   DEFAULT_RECORD_CATEGORY,
   newId,
   NotFoundError,
-  type Principal,
   RecordSchema,
   SUBJECTS,
-  UnauthorizedError,
+  ValidationError,
 } from '@agent-memory/shared';
 import { BusClient } from '@agent-memory/platform';
-import { issueAgentKey, parseAgentKey } from './agent-key';
+import { issueAgentKey } from './agent-key';
+import { AGENT_KEY_PREFIX, AGENTS_PRISMA } from './agent-keys.service';
 import type { AgentsPrismaClient } from './persistence/prisma';
-import type { Agent as AgentRow } from './persistence/generated/client';
+import { Prisma, type Agent as AgentRow } from './persistence/generated/client';
 
-export const AGENTS_PRISMA = Symbol('AgentsPrisma');
-/** Injection token of the agent key prefix (`amk` by default: `amk_live_…`). */
-export const AGENT_KEY_PREFIX = Symbol('AgentKeyPrefix');
+/** What a wallet signature resolves to (agents.v1.find-by-wallet, agents.v1.get-wallet). */
+export interface AgentWallet {
+  agentId: string;
+  mode: Agent['mode'];
+  walletAddress: string;
+  keyEnvironment: Agent['keyEnvironment'];
+}
 
 /**
  * Agents and their keys (spec, "Agents" and "Authentication"; DESIGN.md §3). Keys are shown once and
@@ -37,7 +41,8 @@ export class AgentsService {
   /**
    * Creates an agent with its default record and first key. The wallet is the client's `walletAddress`
    * when given (a `local`-mode client keeps its own key), otherwise a new one whose private key is
-   * returned once and never stored.
+   * returned once and never stored. A `local` agent's wallet must not be another `local` agent's: a
+   * wallet signature names exactly one agent (docs/authentication.md); VALIDATION_ERROR otherwise.
    */
   async create(body: CreateAgentBody): Promise<CreateAgentResponse> {
     const agentId = newId('agent');
@@ -46,6 +51,9 @@ export class AgentsService {
     let walletPrivateKey: string | undefined;
     if (body.walletAddress) {
       walletAddress = getAddress(body.walletAddress);
+      if (body.mode === 'local' && (await this.prisma.agent.findFirst({ where: { walletAddress, mode: 'local' }, select: { id: true } }))) {
+        throw new ValidationError(WALLET_TAKEN);
+      }
     } else {
       walletPrivateKey = generatePrivateKey();
       walletAddress = privateKeyToAccount(walletPrivateKey as `0x${string}`).address;
@@ -56,7 +64,8 @@ export class AgentsService {
       RecordSchema,
     );
     const key = issueAgentKey(this.keyPrefix, body.environment);
-    await this.prisma.agent.create({
+    await this.prisma.agent
+      .create({
       data: {
         id: agentId,
         name: body.name,
@@ -68,17 +77,13 @@ export class AgentsService {
         keyEnvironment: body.environment,
         keys: { create: { id: newId('agentKey'), keyHash: key.hash, environment: body.environment, displayPrefix: key.displayPrefix } },
       },
-    });
+    })
+      .catch((err: unknown) => {
+        // Two concurrent creates with one local wallet: the partial unique index decides.
+        if (err instanceof Prisma.PrismaClientKnownRequestError && err.code === 'P2002') throw new ValidationError(WALLET_TAKEN);
+        throw err;
+      });
     return { agentId, agentKey: key.key, recordId, walletAddress, ...(walletPrivateKey ? { walletPrivateKey } : {}), mode: body.mode };
-  }
-
-  /** The principal of a presented agent key; UNAUTHORIZED when malformed, unknown or revoked. */
-  async authenticate(agentKey: string): Promise<Principal> {
-    const parsed = parseAgentKey(agentKey);
-    if (!parsed) throw new UnauthorizedError('Invalid agent key');
-    const key = await this.prisma.agentKey.findUnique({ where: { keyHash: parsed.hash }, include: { agent: true } });
-    if (!key || key.revokedAt || key.environment !== parsed.environment) throw new UnauthorizedError('Invalid agent key');
-    return { agentId: key.agentId, keyEnvironment: parsed.environment, mode: key.agent.mode as Principal['mode'] };
   }
 
   async get(agentId: string): Promise<Agent> {
@@ -86,9 +91,35 @@ export class AgentsService {
     if (!row) throw new NotFoundError('Agent not found');
     return toAgent(row);
   }
+
+  /** The wallet view of an agent (mode, wallet, environment); NOT_FOUND if it does not exist. */
+  async getWallet(agentId: string): Promise<AgentWallet> {
+    return toWallet(await this.get(agentId));
+  }
+
+  /**
+   * The agent a wallet signature speaks for: the `local` agent with this wallet (at most one), else
+   * any agent with it (a `cloud` agent, which the gateway then refuses with FORBIDDEN). NOT_FOUND if no
+   * agent has this wallet.
+   */
+  async findByWallet(walletAddress: string): Promise<AgentWallet> {
+    const address = getAddress(walletAddress);
+    const row =
+      (await this.prisma.agent.findFirst({ where: { walletAddress: address, mode: 'local' } })) ??
+      (await this.prisma.agent.findFirst({ where: { walletAddress: address }, orderBy: { createdAt: 'asc' } }));
+    if (!row) throw new NotFoundError('No agent has this wallet');
+    return toWallet(toAgent(row));
+  }
 }
 
-function toAgent(row: AgentRow): Agent {
+const WALLET_TAKEN = 'walletAddress: already the wallet of another local-mode agent (a wallet signature must name one agent)';
+
+function toWallet(agent: Agent): AgentWallet {
+  return { agentId: agent.id, mode: agent.mode, walletAddress: agent.walletAddress, keyEnvironment: agent.keyEnvironment };
+}
+
+/** The API form of an agent row. */
+export function toAgent(row: AgentRow): Agent {
   return {
     id: row.id,
     name: row.name,

@@ -9,17 +9,21 @@ import {
   type WriteFileResponse,
 } from '@agent-memory/shared';
 import {
+  answerAfterLostClaim,
   BLOB_STORE,
   type BlobStore,
   canonicalJson,
   claimIdempotencyKey,
   contentHash,
+  IdempotencyClaimLostError,
   JOB_QUEUE,
   type JobQueue,
   KeyedMutex,
+  PURGE_RETRY,
   sha256Hex,
 } from '@agent-memory/platform';
 import { FileIdempotencyStore } from './persistence/file-idempotency.store';
+import type { Prisma } from './persistence/generated/client';
 import type { FilesPrismaClient } from './persistence/prisma';
 
 export const FILES_PRISMA = Symbol('FilesPrisma');
@@ -47,22 +51,35 @@ export class FilesService implements OnApplicationBootstrap {
   }
 
   async onApplicationBootstrap(): Promise<void> {
-    this.jobs.process('files.purge-record', (job) => this.purgeRecordStores(job.recordId));
-    // Resume purges that a crash interrupted.
-    for (const task of await this.prisma.filePurgeTask.findMany()) {
-      await this.jobs.enqueue('files.purge-record', { recordId: task.recordId, eventId: task.id }, { jobId: task.id });
+    // PURGE_RETRY: about a week of retries; FilesUpkeep's sweep re-queues older tasks every minute too.
+    this.jobs.process('files.purge-record', (job) => this.purgeRecordStores(job.recordId), PURGE_RETRY);
+    // Resume purges that a crash interrupted. A queue that is down (Redis) must not stop the start: the
+    // tasks stay in the table and FilesUpkeep's sweep queues them once it is back.
+    try {
+      for (const task of await this.prisma.filePurgeTask.findMany()) {
+        await this.jobs.enqueue('files.purge-record', { recordId: task.recordId, eventId: task.id }, { jobId: task.id });
+      }
+    } catch (err) {
+      new Logger('FilesService').warn(`Could not queue the pending purges at start-up (the sweep retries): ${(err as Error).message}`);
     }
   }
 
   /**
    * Writes a text file (≤ 1 MB) at `path`, replacing any earlier content. With `idempotency_key`, a
-   * repeat of the same body returns the first response (`replayed: true`) and writes nothing.
+   * repeat of the same body returns the first response (`replayed: true`) and writes nothing; a request
+   * whose claim was taken over (abandoned after IDEMPOTENCY_ABANDONED_AFTER_MS) commits nothing and
+   * answers like a replay (VALIDATION_ERROR while the new owner is still in progress). The transaction
+   * holds the record's advisory lock in shared mode ({@link lockRecord}); NOT_FOUND when the record was
+   * deleted (tombstone), with this write's blob deleted and nothing committed.
    */
   async write(agentId: string, recordId: string, body: WriteFileBody): Promise<{ result: WriteFileResponse; replayed: boolean }> {
     const key = body.idempotency_key;
+    const fingerprint = sha256Hex(canonicalJson({ op: 'write', path: body.path, content: body.content }));
+    let claimedAt: Date | undefined;
     if (key) {
-      const claim = await claimIdempotencyKey(this.idempotency, recordId, key, sha256Hex(canonicalJson({ op: 'write', path: body.path, content: body.content })));
+      const claim = await claimIdempotencyKey(this.idempotency, recordId, key, fingerprint);
       if (!claim.claimed) return { result: claim.replay as WriteFileResponse, replayed: true };
+      claimedAt = claim.claimedAt;
     }
     try {
       const result = await this.pathLocks.run(`${recordId}\n${body.path}`, async () => {
@@ -71,20 +88,28 @@ export class FilesService implements OnApplicationBootstrap {
         const blobKey = `${filesPrefix(recordId)}${sha256Hex(body.path)}/${hash.slice('sha256:'.length)}`;
         await this.blobs.put(blobKey, bytes, 'text/plain; charset=utf-8');
         const response: WriteFileResponse = { path: body.path, contentHash: hash };
-        await this.prisma.$transaction(async (tx) => {
+        await this.writeUnlessDeleted(recordId, blobKey, async (tx) => {
           await tx.file.upsert({
             where: { recordId_path: { recordId, path: body.path } },
             create: { recordId, path: body.path, agentId, contentHash: hash, blobKey, sizeBytes: bytes.length },
             update: { contentHash: hash, blobKey, sizeBytes: bytes.length, updatedAt: new Date() },
           });
           await tx.fileWriteLog.create({ data: { recordId, op: 'write', path: body.path, contentHash: hash, blobKey, idempotencyKey: key ?? null } });
-          if (key) await tx.fileIdempotencyKey.update({ where: { recordId_key: { recordId, key } }, data: { status: 'completed', response } });
+          if (key) {
+            // Guarded completion: a claim taken over after IDEMPOTENCY_ABANDONED_AFTER_MS must not write twice.
+            const { count } = await tx.fileIdempotencyKey.updateMany({ where: { recordId, key, status: 'pending', createdAt: claimedAt }, data: { status: 'completed', response } });
+            if (count === 0) throw new IdempotencyClaimLostError(recordId, key);
+          }
         });
         return response;
       });
       return { result, replayed: false };
     } catch (err) {
-      if (key) await this.idempotency.release(recordId, key);
+      if (err instanceof IdempotencyClaimLostError) {
+        const answer = answerAfterLostClaim(await this.idempotency.find(recordId, err.key), fingerprint);
+        return { result: answer.replay as WriteFileResponse, replayed: true };
+      }
+      if (key && claimedAt) await this.idempotency.release(recordId, key, claimedAt);
       throw err;
     }
   }
@@ -98,7 +123,10 @@ export class FilesService implements OnApplicationBootstrap {
     return { path, content: bytes.toString('utf8') };
   }
 
-  /** Stores an opaque blob of a `local`-mode agent at `path` (DESIGN.md §4). */
+  /**
+   * Stores an opaque blob of a `local`-mode agent at `path` (DESIGN.md §4). Errors: NOT_FOUND when the
+   * record was deleted (tombstone; the blob just put is deleted and no row is written).
+   */
   async rawPut(agentId: string, recordId: string, body: RawPutBody): Promise<{ path: string; size: number; contentHash: string }> {
     const bytes = Buffer.from(body.content, 'base64');
     const hash = contentHash(bytes);
@@ -106,7 +134,7 @@ export class FilesService implements OnApplicationBootstrap {
     const contentType = body.contentType ?? 'application/octet-stream';
     await this.pathLocks.run(`raw\n${recordId}\n${body.path}`, async () => {
       await this.blobs.put(blobKey, bytes, contentType);
-      await this.prisma.$transaction(async (tx) => {
+      await this.writeUnlessDeleted(recordId, blobKey, async (tx) => {
         await tx.rawBlob.upsert({
           where: { recordId_path: { recordId, path: body.path } },
           create: { recordId, path: body.path, agentId, contentType, contentHash: hash, blobKey, sizeBytes: bytes.length },
@@ -128,19 +156,43 @@ export class FilesService implements OnApplicationBootstrap {
   }
 
   /**
-   * Consumer of `records.v1.record-deleted`: deletes the records' rows, write log and idempotency keys in
-   * one transaction with a durable purge task, then purges the blob store. Idempotent.
+   * Runs `write` in one transaction that first takes the record's advisory lock in shared mode and refuses
+   * a deleted record (tombstone in `files.deleted_records`) with NotFoundError. On that refusal, nothing
+   * is committed and `blobKey` (the blob this request already put) is deleted: the record's blob purge may
+   * have run before the put (DESIGN.md §1, records.v1.record-deleted; same scheme as memory's remember).
+   */
+  private async writeUnlessDeleted(recordId: string, blobKey: string, write: (tx: Prisma.TransactionClient) => Promise<void>): Promise<void> {
+    try {
+      await this.prisma.$transaction(async (tx) => {
+        await lockRecord(tx, recordId, 'shared');
+        if (await tx.fileDeletedRecord.findUnique({ where: { recordId } })) throw new NotFoundError(`Record ${recordId} was deleted`);
+        await write(tx);
+      });
+    } catch (err) {
+      // The record is gone, so no row of it can name this blob (same-content blobs included).
+      if (err instanceof NotFoundError) await this.blobs.delete([blobKey]).catch(() => undefined);
+      throw err;
+    }
+  }
+
+  /**
+   * Consumer of `records.v1.record-deleted`: under the record's advisory lock in exclusive mode (it waits
+   * for the writes in flight, which hold it shared), writes the record's tombstone (later file writes and
+   * raw puts get NOT_FOUND), then deletes the record's rows, write log and idempotency keys in the same
+   * transaction with a durable purge task, then purges the blob store. Idempotent.
    */
   async onRecordDeleted(event: RecordDeletedEvent): Promise<void> {
     for (const recordId of event.recordIds) {
       const taskId = `${event.eventId}:${recordId}`;
       await this.prisma.$transaction(async (tx) => {
+        await lockRecord(tx, recordId, 'exclusive');
+        await tx.fileDeletedRecord.createMany({ data: [{ recordId }], skipDuplicates: true });
         await tx.file.deleteMany({ where: { recordId } });
         await tx.rawBlob.deleteMany({ where: { recordId } });
         await tx.fileWriteLog.deleteMany({ where: { recordId } });
         await tx.fileIdempotencyKey.deleteMany({ where: { recordId } });
         await tx.filePurgeTask.createMany({ data: [{ id: taskId, recordId }], skipDuplicates: true });
-      });
+      }, { maxWait: 10_000, timeout: 35_000 }); // may wait behind file writes holding the record lock
       try {
         await this.purgeRecordStores(recordId);
       } catch (err) {
@@ -157,3 +209,15 @@ export class FilesService implements OnApplicationBootstrap {
   }
 }
 
+
+/**
+ * Takes the transaction-scoped advisory lock of a record (key `files-record\n<recordId>`, hashed with
+ * `hashtextextended`, as memory's `memory-record` lock): `shared` for file writes and raw puts,
+ * `exclusive` for the record's deletion, so a deletion waits for the writes in flight and later writes
+ * see its tombstone.
+ */
+async function lockRecord(tx: Prisma.TransactionClient, recordId: string, mode: 'shared' | 'exclusive'): Promise<void> {
+  const key = `files-record\n${recordId}`;
+  if (mode === 'shared') await tx.$executeRaw`SELECT pg_advisory_xact_lock_shared(hashtextextended(${key}::text, 0))`;
+  else await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${key}::text, 0))`;
+}

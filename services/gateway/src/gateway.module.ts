@@ -2,18 +2,28 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_INTERCEPTOR } from '@nestjs/core';
 import { RateLimiterMemory } from 'rate-limiter-flexible';
 import { RATE_LIMITS } from '@agent-memory/shared';
+import { AgentAuthenticator } from './auth/agent-authenticator';
 import { AgentKeyGuard } from './auth/agent-key.guard';
+import { ClaimedAgentGuard, HumanSessionGuard } from './auth/human-session.guard';
 import { RecordAccessGuard } from './auth/record-access.guard';
-import { InMemoryReplayCache, REPLAY_CACHE } from './auth/replay-cache';
+import { InMemoryReplayCache, REPLAY_CACHE, type ReplayCache } from './auth/replay-cache';
 import { WalletSignatureGuard } from './auth/wallet-signature.guard';
+import { defaultPaymentSettlement } from './billing/chain.payment-settlement';
+import { PaymentAuthGuard } from './billing/payment-auth.guard';
+import { PaymentProtocol } from './billing/payment-protocol';
+import { PAYMENT_SETTLEMENT, type PaymentSettlement } from './billing/payment-settlement.port';
+import { defaultPaymentOptions } from './billing/payment.options';
 import { UsageRecorder } from './billing/usage-recorder';
 import { GATEWAY_OPTIONS, type GatewayOptions } from './gateway.options';
+import { AgentKeysController } from './http/agent-keys.controller';
 import { AgentsController } from './http/agents.controller';
+import { BillingController } from './http/billing.controller';
 import { EnvelopeInterceptor } from './http/envelope.interceptor';
 import { GatewayExceptionFilter } from './http/error.filter';
 import { FilesController } from './http/files.controller';
-import { HealthController, READINESS_PROBE, type ReadinessProbe } from './http/health.controller';
+import { HumansController } from './http/humans.controller';
 import { MemoryController } from './http/memory.controller';
+import { PasskeyAuthController } from './http/passkey-auth.controller';
 import { RecordsController } from './http/records.controller';
 import { AgentRateLimitGuard, AnonymousRateLimitGuard, RecordRateLimitGuard } from './rate-limit/rate-limit.guards';
 import { RATE_LIMITERS, type RateLimiters, RateLimitService } from './rate-limit/rate-limit.service';
@@ -32,24 +42,31 @@ export function inMemoryRateLimiters(anonymousPerMinute: number): RateLimiters {
 /**
  * The HTTP gateway (DESIGN.md §1) and its composition root: authentication, rate limits, validation
  * against the shared schemas, one bus request per call, the usage charge, and the spec's envelopes.
+ * `/healthz`, `/readyz` and `/metrics` come from `OpsModule`, which the process root imports.
  */
 @Module({})
 export class GatewayModule {
-  static forRoot(options: GatewayOptions, adapters: { rateLimiters: RateLimiters; readiness: ReadinessProbe }): DynamicModule {
+  static forRoot(options: GatewayOptions, adapters: { rateLimiters: RateLimiters; replayCache?: ReplayCache; paymentSettlement?: PaymentSettlement }): DynamicModule {
+    const payments = options.payments ?? defaultPaymentOptions();
     return {
       module: GatewayModule,
-      controllers: [AgentsController, RecordsController, MemoryController, FilesController, HealthController],
+      controllers: [AgentsController, AgentKeysController, PasskeyAuthController, HumansController, RecordsController, MemoryController, FilesController, BillingController],
       providers: [
-        { provide: GATEWAY_OPTIONS, useValue: options },
+        { provide: GATEWAY_OPTIONS, useValue: { ...options, payments } },
+        { provide: PAYMENT_SETTLEMENT, useValue: adapters.paymentSettlement ?? defaultPaymentSettlement(payments) },
+        PaymentProtocol,
+        PaymentAuthGuard,
         { provide: RATE_LIMITERS, useValue: adapters.rateLimiters },
-        { provide: REPLAY_CACHE, useValue: new InMemoryReplayCache() },
-        { provide: READINESS_PROBE, useValue: adapters.readiness },
+        { provide: REPLAY_CACHE, useValue: adapters.replayCache ?? new InMemoryReplayCache() },
         { provide: APP_FILTER, useClass: GatewayExceptionFilter },
         { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },
         RateLimitService,
         UsageRecorder,
+        AgentAuthenticator,
         AgentKeyGuard,
         WalletSignatureGuard,
+        HumanSessionGuard,
+        ClaimedAgentGuard,
         RecordAccessGuard,
         AgentRateLimitGuard,
         AnonymousRateLimitGuard,

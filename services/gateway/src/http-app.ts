@@ -5,6 +5,7 @@ import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { cleanupOpenApiDoc } from 'nestjs-zod';
 import { LIMITS } from '@agent-memory/shared';
 import { runWithBusHeaders } from '@agent-memory/platform';
+import { DEFAULT_HTTP_SECURITY, type HttpSecurityOptions, registerHttpSecurity } from './http/http-security';
 
 /**
  * Largest accepted request body, bytes: a 1 MB file whose every character needs a 6-byte JSON escape
@@ -28,10 +29,13 @@ export function createGatewayHttpAdapter(): FastifyAdapter {
 
 /**
  * Fastify-level hooks that Nest's filters cannot see: body parsing errors, unknown routes, the request
- * id header, the bus correlation id, and the OpenAPI document at `/docs` (JSON at `/docs/openapi.json`).
+ * id header, the bus correlation id, per-route body limits and security headers
+ * ({@link registerHttpSecurity}), and the OpenAPI document at `/docs` (JSON at `/docs/openapi.json`).
+ * Call before `init`/`listen`, so that the body limits reach the routes.
  */
-export function configureGatewayApp(app: NestFastifyApplication): void {
+export function configureGatewayApp(app: NestFastifyApplication, options: { security?: HttpSecurityOptions } = {}): void {
   const fastify = app.getHttpAdapter().getInstance();
+  registerHttpSecurity(fastify, options.security ?? DEFAULT_HTTP_SECURITY);
   fastify.addHook('onRequest', (req, reply, done) => {
     void reply.header('x-request-id', req.id);
     runWithBusHeaders({ requestId: String(req.id) }, done);
@@ -45,6 +49,7 @@ export function configureGatewayApp(app: NestFastifyApplication): void {
       .setDescription('Memory service for AI agents: records, memories, files, recall, context. Every response uses the envelope { success, data | error }.')
       .setVersion('1')
       .addBearerAuth()
+      .addApiKey({ type: 'apiKey', in: 'header', name: 'Authorization', description: 'Passkey <session credential> (humans; docs/authentication.md)' }, 'passkey')
       .build(),
   );
   SwaggerModule.setup('docs', app as unknown as INestApplication, cleanupOpenApiDoc(document), { jsonDocumentUrl: 'docs/openapi.json' });

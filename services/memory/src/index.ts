@@ -1,1 +1,2 @@
 export * from './memory.module';
+export * from './vector-index/vector-index.message-handler';

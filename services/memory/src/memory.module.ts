@@ -1,22 +1,29 @@
-import { type DynamicModule, Inject, Injectable, Module, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { DATABASE, type Database } from '@agent-memory/platform';
+import { type DynamicModule, Inject, Injectable, Module, type OnApplicationBootstrap, type OnApplicationShutdown, Optional } from '@nestjs/common';
+import { BusClient, DATABASE, type Database, IDEMPOTENCY_CLEANUP, type PeriodicTask, ReadinessRegistry, startPeriodicTask } from '@agent-memory/platform';
 import { MEMORY_TYPE_CLASSIFIER } from './classification/memory-type-classifier.port';
 import { PrototypeMemoryTypeClassifier } from './classification/prototype.memory-type-classifier';
 import { EMBEDDER, type Embedder } from './embedding/embedder.port';
+import { ENRICHER } from './enrichment/enricher.port';
+import { OpenAiCompatibleEnricher } from './enrichment/openai-compatible.enricher';
 import { OpenAiCompatibleEmbedder } from './embedding/openai-compatible.embedder';
 import { UseLiteEmbedder } from './embedding/use-lite.embedder';
 import { MemoryMessageHandler } from './memory.message-handler';
+import { MemoryMaintenanceRepository } from './persistence/memory-maintenance.repository';
 import { MemoryRepository } from './persistence/memory.repository';
 import { MEMORY_PRISMA, openMemoryPrisma } from './persistence/prisma';
 import { ExtractiveSummariser } from './summary/extractive.summariser';
 import { SUMMARISER } from './summary/summariser.port';
 import { ContextUseCase } from './use-cases/context.use-case';
+import { EnrichMemoryUseCase } from './use-cases/enrich-memory.use-case';
 import { ForgetUseCase } from './use-cases/forget.use-case';
 import { PurgeRecordUseCase } from './use-cases/purge-record.use-case';
 import { PurgeStoresUseCase } from './use-cases/purge-stores.use-case';
 import { RecallUseCase } from './use-cases/recall.use-case';
+import { ReembedMemoriesUseCase } from './use-cases/reembed-memories.use-case';
 import { RememberUseCase } from './use-cases/remember.use-case';
 import { EmbeddedVectorIndex } from './vector-index/embedded.vector-index';
+import { QdrantVectorIndex } from './vector-index/qdrant.vector-index';
+import { RemoteVectorIndex } from './vector-index/remote.vector-index';
 import { VECTOR_INDEX, type VectorIndex } from './vector-index/vector-index.port';
 
 /** Which embedder the memory service uses (DESIGN.md §2: local model by default, OpenAI-compatible optional). */
@@ -25,26 +32,56 @@ export type EmbedderConfig =
   | { kind: 'openai-compatible'; baseUrl: string; model: string; apiKey?: string; dimension: number; timeoutMs: number };
 
 /** Which vector index the memory service uses. */
-export type VectorIndexConfig = { kind: 'embedded'; directory: string };
+export type VectorIndexConfig =
+  | { kind: 'embedded'; directory: string }
+  /** Cluster mode without Qdrant: the `vector-index` service over the bus (see vector-index.message-handler.ts). */
+  | { kind: 'remote' }
+  /** Cluster mode with Qdrant: one collection per embedder, `<collectionPrefix>__<embedder>__<dimension>` (qdrant.vector-index.ts). */
+  | { kind: 'qdrant'; url: string; apiKey?: string; collectionPrefix?: string };
+
+/** The OpenAI-compatible chat endpoint that refines type and summary after remember (env `ENRICHMENT_LLM_*`). */
+export interface EnrichmentConfig {
+  baseUrl: string;
+  model: string;
+  apiKey?: string;
+  /** Per-request timeout, ms; default 30000. */
+  timeoutMs?: number;
+}
 
 export interface MemoryModuleOptions {
   embedder: EmbedderConfig;
   vectorIndex: VectorIndexConfig;
+  /** Optional: without it no enrichment is queued and memories keep the local type and summary. */
+  enrichment?: EnrichmentConfig;
 }
 
 @Injectable()
 class MemoryLifecycle implements OnApplicationBootstrap, OnApplicationShutdown {
+  private idempotencyCleanup?: PeriodicTask;
+
   constructor(
     private readonly purge: PurgeStoresUseCase,
+    private readonly maintenance: MemoryMaintenanceRepository,
+    private readonly enrich: EnrichMemoryUseCase,
+    private readonly reembed: ReembedMemoriesUseCase,
     @Inject(VECTOR_INDEX) private readonly index: VectorIndex,
     @Inject(EMBEDDER) private readonly embedder: Embedder,
+    @Optional() private readonly readiness?: ReadinessRegistry,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
+    // /readyz of a memory process also asks its vector index (Qdrant or the vector-index service)
+    this.readiness?.register('vector-index', async () => void (await this.index.count('readiness-probe')));
     await this.purge.start();
+    this.enrich.start();
+    await this.reembed.start();
+    // Expired idempotency keys (one DELETE, safe in every replica; IDEMPOTENCY_CLEANUP in libs/platform).
+    this.idempotencyCleanup = startPeriodicTask('memory-idempotency-cleanup', IDEMPOTENCY_CLEANUP.intervalMs, () => this.maintenance.deleteExpiredIdempotencyKeys());
   }
 
   async onApplicationShutdown(): Promise<void> {
+    await this.idempotencyCleanup?.stop();
+    await this.purge.stop();
     await this.purge.flushCompaction();
     await this.index.close();
     await this.embedder.close?.();
@@ -79,22 +116,42 @@ export class MemoryModule {
         },
         {
           provide: VECTOR_INDEX,
-          useFactory: async (embedder: Embedder): Promise<VectorIndex> => {
-            const index = new EmbeddedVectorIndex({ directory: options.vectorIndex.directory });
+          useFactory: async (embedder: Embedder, bus: BusClient): Promise<VectorIndex> => {
+            const config = options.vectorIndex;
+            const index =
+              config.kind === 'remote'
+                ? new RemoteVectorIndex(bus)
+                : config.kind === 'qdrant'
+                  ? new QdrantVectorIndex({ url: config.url, apiKey: config.apiKey, collectionPrefix: config.collectionPrefix })
+                  : new EmbeddedVectorIndex({ directory: config.directory });
             await index.open({ embedderId: embedder.id, dimension: embedder.dimension });
             return index;
           },
-          inject: [EMBEDDER],
+          inject: [EMBEDDER, BusClient],
         },
         { provide: MEMORY_TYPE_CLASSIFIER, useFactory: (embedder: Embedder) => new PrototypeMemoryTypeClassifier(embedder), inject: [EMBEDDER] },
         { provide: SUMMARISER, useValue: new ExtractiveSummariser() },
+        {
+          provide: ENRICHER,
+          useValue: options.enrichment
+            ? new OpenAiCompatibleEnricher({
+                baseUrl: options.enrichment.baseUrl,
+                model: options.enrichment.model,
+                apiKey: options.enrichment.apiKey,
+                timeoutMs: options.enrichment.timeoutMs,
+              })
+            : null,
+        },
         MemoryRepository,
+        MemoryMaintenanceRepository,
         RememberUseCase,
         RecallUseCase,
         ForgetUseCase,
         ContextUseCase,
         PurgeStoresUseCase,
         PurgeRecordUseCase,
+        EnrichMemoryUseCase,
+        ReembedMemoriesUseCase,
         MemoryLifecycle,
       ],
     };

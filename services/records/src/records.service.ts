@@ -16,6 +16,11 @@ import { RecordsPrismaClient } from './persistence/prisma';
 
 export const RECORDS_PRISMA = Symbol('RecordsPrisma');
 
+/** Published outbox events are deleted once older than this, ms (1 h: consumers took them long before). */
+export const OUTBOX_RETENTION_MS = 60 * 60 * 1000;
+/** How often published outbox events are cleaned up, ms. */
+export const OUTBOX_CLEANUP_INTERVAL_MS = 10 * 60 * 1000;
+
 function toDto(row: RecordRow): RecordDto {
   return {
     id: row.id,
@@ -38,6 +43,7 @@ function toDto(row: RecordRow): RecordDto {
 export class RecordsService implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(RecordsService.name);
   private relayTimer?: NodeJS.Timeout;
+  private cleanupTimer?: NodeJS.Timeout;
   private publishing?: Promise<void>;
 
   constructor(
@@ -49,11 +55,26 @@ export class RecordsService implements OnApplicationBootstrap, OnApplicationShut
     void this.publishOutbox();
     this.relayTimer = setInterval(() => void this.publishOutbox(), 5_000);
     this.relayTimer.unref();
+    this.cleanupTimer = setInterval(() => {
+      this.cleanupOutbox().catch((err: unknown) => this.logger.warn({ err }, 'Outbox clean-up failed; will retry'));
+    }, OUTBOX_CLEANUP_INTERVAL_MS);
+    this.cleanupTimer.unref();
   }
 
   async onApplicationShutdown(): Promise<void> {
     clearInterval(this.relayTimer);
+    clearInterval(this.cleanupTimer);
     await this.publishing;
+  }
+
+  /**
+   * Deletes outbox events published more than `retentionMs` ago (default {@link OUTBOX_RETENTION_MS});
+   * unpublished ones are kept whatever their age. One DELETE statement, so replicas running it at once
+   * are safe. Returns the number of rows deleted.
+   */
+  async cleanupOutbox(retentionMs = OUTBOX_RETENTION_MS): Promise<number> {
+    const { count } = await this.prisma.outboxEvent.deleteMany({ where: { publishedAt: { lt: new Date(Date.now() - retentionMs) } } });
+    return count;
   }
 
   /** Creates a record; `recordId` lets the agents service choose the id of an agent's default record. */
@@ -95,7 +116,8 @@ export class RecordsService implements OnApplicationBootstrap, OnApplicationShut
 
   /**
    * Deletes a record (and, with `cascade`, its descendants). A record with children and no cascade is
-   * a VALIDATION_ERROR. Memories and files are purged by the consumers of the emitted event.
+   * a VALIDATION_ERROR. Memories and files are purged by the consumers of the emitted event, which is
+   * published after commit without waiting for it (see {@link publishOutbox}).
    */
   async delete(agentId: string, recordId: string, cascade: boolean): Promise<{ deleted: true; id: string; deletedRecordIds: string[] }> {
     await this.requireOwned(agentId, recordId);
@@ -116,7 +138,8 @@ export class RecordsService implements OnApplicationBootstrap, OnApplicationShut
       await tx.outboxEvent.create({ data: { id: event.eventId, subject: EVENTS.recordDeleted, payload: event } });
       return order;
     });
-    await this.publishOutbox();
+    // The event is committed: publishing is only a trigger (the 5 s relay retries), so a slow bus never fails the delete.
+    void this.publishOutbox();
     return { deleted: true, id: recordId, deletedRecordIds: ids };
   }
 

@@ -1,25 +1,53 @@
 import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
-import { AgentsAuthenticateKeyReplySchema, SUBJECTS, UnauthorizedError } from '@agent-memory/shared';
-import { BusClient } from '@agent-memory/platform';
+import { Reflector } from '@nestjs/core';
+import { ForbiddenError, UnauthorizedError } from '@agent-memory/shared';
+import { AgentAuthenticator } from './agent-authenticator';
+import { ALLOW_PASSKEY } from './allow-passkey.decorator';
+import { parseAuthorization } from './authorization-header';
 import { type GatewayRequest, stateOf } from './request-context';
 
 /**
- * `Authorization: Bearer <agent key>` (spec, "Authentication"): the agents service checks the key's
- * hash; a missing, malformed, unknown or revoked key is UNAUTHORIZED.
+ * Authentication of the agent routes (spec, "Authentication"; docs/authentication.md):
+ * - `Bearer <agent key>`: any agent;
+ * - `Signature <timestamp>:<walletAddress>:<signature>`: `local`-mode agents, on every route that takes
+ *   an agent key (their own records, memories, files; `cloud` agents' wallets: 403);
+ * - `Passkey <session>`: a human, only on routes marked {@link AllowPasskey} (record-scoped reads), for a
+ *   record of an agent the human claimed (else 404); a valid session elsewhere is 403.
+ * Anything else (missing, malformed, another scheme) is 401. The principal and method go on the request.
+ * (`Payment` credentials are checked by the payment guard of the billing work, not here.)
  */
 @Injectable()
 export class AgentKeyGuard implements CanActivate {
-  constructor(private readonly bus: BusClient) {}
+  constructor(
+    private readonly auth: AgentAuthenticator,
+    private readonly reflector: Reflector,
+  ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const req = context.switchToHttp().getRequest<GatewayRequest>();
-    const header = req.headers.authorization;
-    const match = typeof header === 'string' ? /^Bearer\s+(\S{1,512})$/i.exec(header.trim()) : null;
-    if (!match) throw new UnauthorizedError('Missing or invalid Authorization header: expected "Bearer <agent key>"');
-    const principal = await this.bus.request(SUBJECTS.agents.authenticateKey, { agentKey: match[1] }, AgentsAuthenticateKeyReplySchema);
+    const parsed = parseAuthorization(req.headers.authorization);
     const state = stateOf(req);
-    state.principal = principal;
-    state.authMethod = 'agent_key';
-    return true;
+    switch (parsed?.scheme) {
+      case 'Bearer':
+        state.principal = await this.auth.byAgentKey(parsed.credential);
+        state.authMethod = 'agent_key';
+        return true;
+      case 'Signature':
+        state.principal = await this.auth.bySignature(req, parsed.credential);
+        state.authMethod = 'signature';
+        return true;
+      case 'Passkey': {
+        const human = await this.auth.bySession(parsed.credential);
+        if (!this.reflector.get<boolean | undefined>(ALLOW_PASSKEY, context.getHandler())) {
+          throw new ForbiddenError('A passkey session may read the records, memories and files of claimed agents and manage their keys; this call needs the agent key');
+        }
+        state.human = human;
+        state.principal = await this.auth.claimedRecordOwner(human.humanId, (req.params as Record<string, string>).recordId);
+        state.authMethod = 'passkey';
+        return true;
+      }
+      default:
+        throw new UnauthorizedError('Missing or invalid Authorization header: expected "Bearer <agent key>" (or "Signature <timestamp>:<walletAddress>:<signature>" for local-mode agents)');
+    }
   }
 }

@@ -1,11 +1,21 @@
 import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
-import { NotFoundError, RecordIdSchema, RecordSchema, SUBJECTS } from '@agent-memory/shared';
+import { DomainError, ForbiddenError, NotFoundError, type Principal, RecordIdSchema, RecordSchema, SUBJECTS } from '@agent-memory/shared';
 import { BusClient } from '@agent-memory/platform';
 import { type GatewayRequest, principalOf } from './request-context';
 
+/** The one refusal a test key gets for any record that is not its own agent's (live, another agent's, unknown or malformed alike). */
+export const TEST_KEY_REFUSAL = 'A test key cannot access live data: it reaches only its own agent’s test records';
+
 /**
- * Record-scoped routes reach only the caller's own records: another agent's record, or a malformed id,
- * is NOT_FOUND (DESIGN.md §3: no existence leak).
+ * Record-scoped routes reach only the caller's own records, and the answer for any other record id
+ * never depends on whether that record exists (DESIGN.md §3: no existence leak):
+ *
+ * - a live principal: another agent's record (of either environment), an unknown or a malformed id are
+ *   all NOT_FOUND;
+ * - a test principal: all of those are FORBIDDEN with one fixed message ({@link TEST_KEY_REFUSAL}). This
+ *   keeps the spec's live/test separation visible ("Authentication" rule 2; docs/authentication.md: a test
+ *   key cannot touch live data: 403) without the earlier oracle (403 for a live record, 404 for a
+ *   nonexistent one). No lookup of the record's owner or environment is made, so timing says nothing either.
  */
 @Injectable()
 export class RecordAccessGuard implements CanActivate {
@@ -13,9 +23,20 @@ export class RecordAccessGuard implements CanActivate {
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const req = context.switchToHttp().getRequest<GatewayRequest>();
+    const principal = principalOf(req);
     const recordId = RecordIdSchema.safeParse((req.params as Record<string, string>).recordId);
-    if (!recordId.success) throw new NotFoundError('Record not found');
-    await this.bus.request(SUBJECTS.records.resolveAccess, { agentId: principalOf(req).agentId, recordId: recordId.data }, RecordSchema);
+    if (!recordId.success) throw notOwn(principal);
+    try {
+      await this.bus.request(SUBJECTS.records.resolveAccess, { agentId: principal.agentId, recordId: recordId.data }, RecordSchema);
+    } catch (err) {
+      if (err instanceof DomainError && err.code === 'NOT_FOUND') throw notOwn(principal);
+      throw err;
+    }
     return true;
   }
+}
+
+/** The refusal for a record id that is not the principal's own: see {@link RecordAccessGuard}. */
+function notOwn(principal: Principal): DomainError {
+  return principal.keyEnvironment === 'test' ? new ForbiddenError(TEST_KEY_REFUSAL) : new NotFoundError('Record not found');
 }

@@ -3,9 +3,12 @@ import type { Principal } from '@agent-memory/shared';
 
 /** What the gateway's guards learn about a request, attached to the Fastify request. */
 export interface GatewayRequestState {
+  /** The agent the call acts for (its own key or wallet, or a claimed agent of a signed-in human). */
   principal?: Principal;
   /** How the caller authenticated; goes into the usage ledger. */
-  authMethod?: 'agent_key' | 'signature';
+  authMethod?: 'agent_key' | 'signature' | 'passkey';
+  /** The signed-in human (`Authorization: Passkey`). */
+  human?: { humanId: string };
   rateLimit?: Array<{ policy: string; limit: number; remaining: number; resetSeconds: number }>;
 }
 
@@ -22,4 +25,11 @@ export function principalOf(req: GatewayRequest): Principal {
   const p = req.gateway?.principal;
   if (!p) throw new Error('No principal on the request: is the auth guard missing?');
   return p;
+}
+
+/** The signed-in human; throws if the session guard did not run (a programming error). */
+export function humanOf(req: GatewayRequest): { humanId: string } {
+  const h = req.gateway?.human;
+  if (!h) throw new Error('No human on the request: is the session guard missing?');
+  return h;
 }

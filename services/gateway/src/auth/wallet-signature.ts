@@ -32,8 +32,30 @@ export function parseSignatureHeader(header: string | undefined): SignatureHeade
   return { timestamp: Number(m[1]), walletAddress: getAddress(m[2] as string), signature: m[3] as `0x${string}` };
 }
 
-/** True when `signature` is `walletAddress`'s EIP-191 signature of `message`. */
+/** Order of the secp256k1 group (SEC 2, §2.4.1); a canonical `s` is at most half of it (EIP-2). */
+const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
+const SECP256K1_HALF_N = SECP256K1_N / 2n;
+
+/**
+ * True when a 65-byte `r || s || v` signature (`0x` + 130 hex digits) is in its one canonical encoding:
+ * `v` is `1b` or `1c` (27/28, what `personal_sign` and viem's `signMessage` produce) and `s <= n/2`
+ * (EIP-2's low-s rule). viem's `verifyMessage` also accepts `v` as `00`/`01` and the high-s twin
+ * `(r, n - s)`, so without this check one signature has four accepted spellings (docs/authentication.md,
+ * "Wallet signatures": non-canonical encodings are refused).
+ */
+export function isCanonicalSignature(signature: string): boolean {
+  if (!/^0x[0-9a-fA-F]{130}$/.test(signature)) return false;
+  const s = BigInt(`0x${signature.slice(66, 130)}`);
+  const v = signature.slice(130, 132).toLowerCase();
+  return (v === '1b' || v === '1c') && s > 0n && s <= SECP256K1_HALF_N;
+}
+
+/**
+ * True when `signature` is `walletAddress`'s EIP-191 signature of `message`, in its canonical encoding
+ * ({@link isCanonicalSignature}); false for anything else (never throws).
+ */
 export async function verifyWalletSignature(walletAddress: `0x${string}`, message: string, signature: `0x${string}`): Promise<boolean> {
+  if (!isCanonicalSignature(signature)) return false;
   try {
     return await verifyMessage({ address: walletAddress, message, signature });
   } catch {

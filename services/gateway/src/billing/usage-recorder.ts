@@ -1,12 +1,48 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { LedgerEntrySchema, type PaidOperation, SUBJECTS } from '@agent-memory/shared';
+import {
+  CompletePaymentReplySchema,
+  DomainError,
+  LedgerEntrySchema,
+  type PaidOperation,
+  PaymentRecordSchema,
+  PaymentRequiredError,
+  randomBase62,
+  BalanceSchema,
+  ReservationSchema,
+  SUBJECTS,
+} from '@agent-memory/shared';
 import { BusClient } from '@agent-memory/platform';
+import { z } from 'zod';
 import { GATEWAY_OPTIONS, type GatewayOptions } from '../gateway.options';
 import { type GatewayRequest, principalOf } from '../auth/request-context';
+import { requestWithRetry } from './bus-retry';
+import { PaymentProtocol, PaymentReconciliationError, requestBindingOf } from './payment-protocol';
+import { paymentStateOf, type PaymentState } from './payment-state';
+
+/** A new charge id: the key of one paid call in the billing service (never the client's x-request-id). */
+export function newChargeId(): string {
+  return `chg_${randomBase62(22)}`;
+}
+
+const ReleaseReplySchema = z.object({ chargeId: z.string(), released: z.boolean() });
 
 /**
- * Charges a paid call once it has succeeded (DESIGN.md §4: only 2xx, never an idempotent replay): one
- * ledger entry keyed by the request id, so a retried message is not charged twice.
+ * Charges a paid call exactly once, only when it succeeds (DESIGN.md §4: only 2xx, never an idempotent
+ * replay, never a free endpoint), by the way the caller pays (docs/billing.md):
+ *
+ * - `Authorization: Payment`: claim the challenge id (a replay is refused), settle, run the call, write the
+ *   ledger entry; if the call then fails or is an idempotent replay, the paid amount is credited to the
+ *   agent's live balance instead (the money has moved; it is not charged).
+ * - Bearer key in `enforce` mode: reserve the price from the balance (atomic conditional debit; 402 with a
+ *   challenge when it does not cover it), run the call, then commit the reservation into the ledger entry,
+ *   or void it (refund) when the call failed or was a replay.
+ * - Bearer key in `ledger` mode: run the call, then write the ledger entry; `off`: nothing.
+ *
+ * Every billing step is keyed (charge id, challenge id, credit id), so a repeated bus message changes nothing;
+ * the steps after the money moved or was held (store the settlement reference, complete the payment, refund,
+ * commit, release, record usage) are therefore retried ({@link requestWithRetry}: 5 attempts over ~3 s) before
+ * the gap is logged for reconciliation. A settlement whose outcome is unknown leaves the payment `claimed` with
+ * its reference and answers 402 without a challenge (docs/billing.md "When a settlement is not confirmed").
  */
 @Injectable()
 export class UsageRecorder {
@@ -14,25 +50,150 @@ export class UsageRecorder {
 
   constructor(
     private readonly bus: BusClient,
+    private readonly payments: PaymentProtocol,
     @Inject(GATEWAY_OPTIONS) private readonly options: GatewayOptions,
   ) {}
 
-  /** Runs `call`, then records usage unless `replayed(result)` says it was an idempotent replay. */
+  /**
+   * Runs `call` as the paid `operation` on `recordId`; `replayed(result)` says whether it was an idempotent
+   * replay (not charged). Throws what `call` throws, or PaymentRequiredError when payment is missing.
+   */
   async paid<T>(req: GatewayRequest, operation: PaidOperation, recordId: string, call: () => Promise<T>, replayed: (result: T) => boolean = () => false, idempotencyKey?: string): Promise<T> {
+    const payment = paymentStateOf(req);
+    if (payment?.verified) return this.paidByCredential(req, payment, operation, recordId, call, replayed, idempotencyKey);
+    if (this.options.billingMode === 'enforce') return this.paidFromBalance(req, operation, recordId, call, replayed, idempotencyKey);
     const result = await call();
-    if (this.options.billingMode !== 'off' && !replayed(result)) {
-      const principal = principalOf(req);
-      try {
-        await this.bus.request(
-          SUBJECTS.billing.recordUsage,
-          { agentId: principal.agentId, operation, recordId, requestId: String(req.id), idempotencyKey, paymentMethod: req.gateway?.authMethod ?? 'agent_key' },
-          LedgerEntrySchema,
+    if (this.options.billingMode === 'ledger' && !replayed(result)) await this.recordUsage(req, operation, recordId, idempotencyKey, req.gateway?.authMethod ?? 'agent_key');
+    return result;
+  }
+
+  private async paidFromBalance<T>(req: GatewayRequest, operation: PaidOperation, recordId: string, call: () => Promise<T>, replayed: (result: T) => boolean, idempotencyKey?: string): Promise<T> {
+    const principal = principalOf(req);
+    const chargeId = newChargeId();
+    const release = () => this.release({ chargeId, requestId: String(req.id), agentId: principal.agentId, environment: principal.keyEnvironment, operation, recordId });
+    try {
+      await this.bus.request(
+        SUBJECTS.billing.reserve,
+        { chargeId, requestId: String(req.id), agentId: principal.agentId, environment: principal.keyEnvironment, operation, recordId },
+        ReservationSchema,
+      );
+    } catch (err) {
+      if (err instanceof DomainError && err.code === 'PAYMENT_REQUIRED') {
+        if (principal.keyEnvironment === 'test') {
+          throw new PaymentRequiredError(`${err.message}. Test keys draw on the sandbox balance only: add sandbox credit with POST /api/v1/billing/sandbox/top-up`);
+        }
+        throw new PaymentRequiredError(
+          `${err.message}. Top up with POST /api/v1/billing/top-up, or pay this call with the challenge ("Authorization: Payment <credential>", signed by the agent's wallet)`,
+          await this.payments.challenge(this.payments.callTarget(operation, recordId, requestBindingOf(req))),
         );
-      } catch (err) {
-        // The call itself succeeded and must not be reported as failed; the gap is logged for reconciliation.
-        this.logger.error({ err, requestId: req.id, operation }, 'Usage could not be recorded');
       }
+      // The reservation may have happened before the transport failed, or may still be in flight: release
+      // it (a release that comes first leaves a voided marker, so the late reserve debits nothing).
+      await release();
+      throw err;
+    }
+    let result: T;
+    try {
+      result = await call();
+    } catch (err) {
+      await release();
+      throw err;
+    }
+    if (replayed(result)) {
+      await release();
+      return result;
+    }
+    try {
+      await requestWithRetry(this.bus, SUBJECTS.billing.commit, { chargeId, idempotencyKey }, LedgerEntrySchema);
+    } catch (err) {
+      // The call succeeded and must not be reported as failed; the billing sweeper voids the held reservation later.
+      this.logger.error({ err, requestId: req.id, chargeId, operation }, 'Reservation could not be committed');
     }
     return result;
+  }
+
+  private async paidByCredential<T>(req: GatewayRequest, payment: PaymentState, operation: PaidOperation, recordId: string, call: () => Promise<T>, replayed: (result: T) => boolean, idempotencyKey?: string): Promise<T> {
+    const principal = principalOf(req);
+    const verified = payment.verified!;
+    try {
+      await this.bus.request(
+        SUBJECTS.billing.claimPayment,
+        { challengeId: verified.challengeId, purpose: 'call', agentId: principal.agentId, operation, recordId, amountMicroUsd: verified.amountMicroUsd, payer: verified.payer, requestId: String(req.id) },
+        PaymentRecordSchema,
+      );
+    } catch (err) {
+      if (err instanceof DomainError && err.code === 'PAYMENT_REQUIRED') throw new PaymentRequiredError(err.message, await this.payments.challenge(payment.target));
+      throw err;
+    }
+    let settled;
+    try {
+      settled = await this.payments.settle(verified, payment.target, (reference) => this.recordSubmitted(verified.challengeId, reference));
+    } catch (err) {
+      // Unknown outcome: the payment stays claimed with its reference, for reconciliation.
+      if (!(err instanceof PaymentReconciliationError)) await this.completePayment(verified.challengeId, 'failed');
+      else this.logger.error({ requestId: req.id, challengeId: verified.challengeId, reference: err.reference }, 'Payment settlement not confirmed: left claimed for reconciliation');
+      throw err;
+    }
+    await this.completePayment(verified.challengeId, 'settled', settled.reference);
+    void payment.reply.header('Payment-Receipt', settled.receipt);
+    let result: T;
+    try {
+      result = await call();
+    } catch (err) {
+      await this.refund(req, verified.challengeId, principal.agentId, verified.amountMicroUsd, settled.reference);
+      throw err;
+    }
+    if (replayed(result)) {
+      await this.refund(req, verified.challengeId, principal.agentId, verified.amountMicroUsd, settled.reference);
+      return result;
+    }
+    if (this.options.billingMode !== 'off') await this.recordUsage(req, operation, recordId, idempotencyKey, 'payment');
+    return result;
+  }
+
+  private async recordUsage(req: GatewayRequest, operation: PaidOperation, recordId: string, idempotencyKey: string | undefined, paymentMethod: string): Promise<void> {
+    const principal = principalOf(req);
+    try {
+      await requestWithRetry(
+        this.bus,
+        SUBJECTS.billing.recordUsage,
+        { chargeId: newChargeId(), requestId: String(req.id), agentId: principal.agentId, environment: principal.keyEnvironment, operation, recordId, idempotencyKey, paymentMethod },
+        LedgerEntrySchema,
+      );
+    } catch (err) {
+      // The call itself succeeded and must not be reported as failed; the gap is logged for reconciliation.
+      this.logger.error({ err, requestId: req.id, operation }, 'Usage could not be recorded');
+    }
+  }
+
+  /** Voids the reservation (with the call's details, for the marker left when the reserve has not arrived yet). */
+  private async release(m: { chargeId: string; requestId: string; agentId: string; environment: string; operation: PaidOperation; recordId: string }): Promise<void> {
+    try {
+      await requestWithRetry(this.bus, SUBJECTS.billing.release, m, ReleaseReplySchema);
+    } catch (err) {
+      this.logger.error({ err, chargeId: m.chargeId }, 'Reservation could not be released (the billing sweeper voids it later)');
+    }
+  }
+
+  /** Stores the settlement reference on the claimed payment before the money moves; rejects (nothing is sent) when it cannot. */
+  private async recordSubmitted(challengeId: string, reference: string): Promise<void> {
+    await requestWithRetry(this.bus, SUBJECTS.billing.completePayment, { challengeId, outcome: 'submitted', reference }, CompletePaymentReplySchema);
+  }
+
+  private async completePayment(challengeId: string, outcome: 'settled' | 'failed', reference?: string): Promise<void> {
+    try {
+      await requestWithRetry(this.bus, SUBJECTS.billing.completePayment, { challengeId, outcome, reference }, CompletePaymentReplySchema);
+    } catch (err) {
+      this.logger.error({ err, challengeId, outcome, reference }, 'Payment outcome could not be recorded: the payment stays claimed for reconciliation');
+    }
+  }
+
+  /** A paid call that failed or was replayed: its settled amount goes to the agent's live balance (once per challenge). */
+  private async refund(req: GatewayRequest, challengeId: string, agentId: string, amountMicroUsd: number, reference: string): Promise<void> {
+    try {
+      await requestWithRetry(this.bus, SUBJECTS.billing.credit, { creditId: `refund:${challengeId}`, agentId, environment: 'live', amountMicroUsd, reason: 'refund', reference }, BalanceSchema);
+    } catch (err) {
+      this.logger.error({ err, requestId: req.id, challengeId, reference, amountMicroUsd }, `Refund credit refund:${challengeId} could not be recorded`);
+    }
   }
 }

@@ -1,6 +1,6 @@
-import { Body, Controller, Get, HttpCode, Post, Req, UseGuards } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Post, Req, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiTags } from '@nestjs/swagger';
-import { AgentSchema, CreateAgentBodySchema, CreateAgentResponseSchema, SUBJECTS } from '@agent-memory/shared';
+import { AgentSchema, ClaimsReleaseByAgentReplySchema, CreateAgentBodySchema, CreateAgentResponseSchema, EmptyBodySchema, SUBJECTS } from '@agent-memory/shared';
 import { BusClient } from '@agent-memory/platform';
 import { AgentKeyGuard } from '../auth/agent-key.guard';
 import { type GatewayRequest, principalOf } from '../auth/request-context';
@@ -29,5 +29,19 @@ export class AgentsController {
   @UseGuards(AgentKeyGuard, AgentRateLimitGuard)
   get(@Req() req: GatewayRequest) {
     return this.bus.request(SUBJECTS.agents.get, { agentId: principalOf(req).agentId }, AgentSchema);
+  }
+
+  /**
+   * The agent drops a human's claim on it (docs/authentication.md, "Claiming and managing an agent"):
+   * `{ released: true }`, or `false` when no one had claimed it. Agent key or wallet signature only: a
+   * passkey session is 403 (the human has `DELETE /humans/me/agents/{agentId}`).
+   */
+  @Delete('claim')
+  @HttpCode(200)
+  @ApiBearerAuth()
+  @UseGuards(AgentKeyGuard, AgentRateLimitGuard)
+  releaseClaim(@Req() req: GatewayRequest, @Body() body: unknown) {
+    validate(EmptyBodySchema, body === undefined ? {} : body, 'body');
+    return this.bus.request(SUBJECTS.humans.releaseClaimByAgent, { agentId: principalOf(req).agentId }, ClaimsReleaseByAgentReplySchema);
   }
 }

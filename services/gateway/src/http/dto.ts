@@ -1,11 +1,15 @@
 import { createZodDto } from 'nestjs-zod';
 import {
+  ClaimAgentBodySchema,
   CreateAgentBodySchema,
   CreateRecordBodySchema,
   ForgetTargetSchema,
+  PasskeyRegisterOptionsBodySchema,
+  PasskeyVerifyBodySchema,
   RawPutBodySchema,
   RecallBodySchema,
   RememberBodySchema,
+  RotateKeyBodySchema,
   UpdateRecordBodySchema,
   WriteFileBodySchema,
 } from '@agent-memory/shared';
@@ -19,3 +23,7 @@ export class RecallDto extends createZodDto(RecallBodySchema) {}
 export class ForgetDto extends createZodDto(ForgetTargetSchema) {}
 export class WriteFileDto extends createZodDto(WriteFileBodySchema) {}
 export class RawPutDto extends createZodDto(RawPutBodySchema) {}
+export class RotateKeyDto extends createZodDto(RotateKeyBodySchema) {}
+export class ClaimAgentDto extends createZodDto(ClaimAgentBodySchema) {}
+export class PasskeyRegisterOptionsDto extends createZodDto(PasskeyRegisterOptionsBodySchema) {}
+export class PasskeyVerifyDto extends createZodDto(PasskeyVerifyBodySchema) {}

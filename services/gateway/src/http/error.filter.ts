@@ -1,7 +1,7 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { randomUUID } from 'node:crypto';
-import { DomainError, type ErrorCode, fail, HTTP_STATUS_BY_CODE, LIMITS, RateLimitedError } from '@agent-memory/shared';
+import { DomainError, type ErrorCode, fail, HTTP_STATUS_BY_CODE, LIMITS, PaymentRequiredError, RateLimitedError } from '@agent-memory/shared';
 import type { GatewayRequest } from '../auth/request-context';
 import { rateLimitHeaders } from '../rate-limit/rate-limit.service';
 
@@ -40,15 +40,24 @@ export class GatewayExceptionFilter implements ExceptionFilter {
     const status = HTTP_STATUS_BY_CODE[error.code as ErrorCode];
     reply.headers(rateLimitHeaders(req));
     if (error instanceof RateLimitedError) reply.header('Retry-After', String(error.retryAfterSeconds));
+    // A 402 states its price in a `WWW-Authenticate: Payment` challenge (docs/billing.md).
+    if (error instanceof PaymentRequiredError && error.wwwAuthenticate) reply.header('WWW-Authenticate', error.wwwAuthenticate).header('Cache-Control', 'no-store');
     void reply.status(status).send(fail(error.code, error.message));
   }
 
   private toDomain(exception: unknown, req: GatewayRequest): DomainError {
     if (exception instanceof DomainError) {
-      if (exception.code === 'INTERNAL_ERROR') this.logger.error({ requestId: req.id, message: exception.message }, 'Internal error');
-      return exception;
+      if (exception.code !== 'INTERNAL_ERROR') return exception;
+      // Internal messages may name subjects or services: they go to the log under an error id, not to the caller.
+      const errorId = randomUUID();
+      this.logger.error({ errorId, requestId: req.id, message: exception.message }, 'Internal error');
+      return new DomainError('INTERNAL_ERROR', `Internal error (error id ${errorId})`);
     }
     const fastifyError = exception as { statusCode?: number; code?: string };
+    if (fastifyError?.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || (exception instanceof HttpException && exception.getStatus() === 413)) {
+      const limit = (req as { routeOptions?: { bodyLimit?: number } }).routeOptions?.bodyLimit;
+      if (limit) return new DomainError('VALIDATION_ERROR', `body: request body is too large: at most ${limit} bytes on this endpoint (memory content at most ${LIMITS.memoryContentBytes.max} bytes, file content at most ${LIMITS.fileContentBytes.max} bytes of UTF-8)`);
+    }
     if (typeof fastifyError?.code === 'string' && fastifyError.code.startsWith('FST_')) return httpErrorToDomain(fastifyError.statusCode ?? 400, fastifyError.code);
     if (exception instanceof HttpException) return httpErrorToDomain(exception.getStatus(), undefined, exception.message);
     if (typeof fastifyError?.statusCode === 'number' && fastifyError.statusCode < 500) return httpErrorToDomain(fastifyError.statusCode, fastifyError.code);

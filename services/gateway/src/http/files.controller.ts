@@ -12,16 +12,17 @@ import {
   WriteFileBodySchema,
 } from '@agent-memory/shared';
 import { BusClient } from '@agent-memory/platform';
-import { AgentKeyGuard } from '../auth/agent-key.guard';
+import { AllowPasskey } from '../auth/allow-passkey.decorator';
 import { RecordAccessGuard } from '../auth/record-access.guard';
 import { type GatewayRequest, principalOf } from '../auth/request-context';
 import { WalletSignatureGuard } from '../auth/wallet-signature.guard';
+import { PaidCall, PaymentAuthGuard } from '../billing/payment-auth.guard';
 import { UsageRecorder } from '../billing/usage-recorder';
 import { AgentRateLimitGuard, RecordRateLimit, RecordRateLimitGuard } from '../rate-limit/rate-limit.guards';
 import { RawPutDto, WriteFileDto } from './dto';
 import { validate } from './validate';
 
-/** Files (spec, "Read file", "Write file"): paid, 0.05 USD a call. */
+/** Files (spec, "Read file", "Write file"): paid, 0.05 USD a call, by agent key (balance) or Payment credential (docs/billing.md). */
 @ApiTags('files')
 @ApiBearerAuth()
 @Controller('api/v1/records/:recordId')
@@ -32,7 +33,9 @@ export class FilesController {
   ) {}
 
   @Get('read')
-  @UseGuards(AgentKeyGuard, AgentRateLimitGuard, RecordAccessGuard)
+  @AllowPasskey()
+  @PaidCall('read_file')
+  @UseGuards(PaymentAuthGuard, AgentRateLimitGuard, RecordAccessGuard)
   read(@Req() req: GatewayRequest, @Param('recordId') recordId: string, @Query() query: unknown) {
     const { path } = validate(ReadFileQuerySchema, query, 'query');
     return this.usage.paid(req, 'read_file', recordId, () =>
@@ -42,7 +45,8 @@ export class FilesController {
 
   @Post('write')
   @HttpCode(200)
-  @UseGuards(AgentKeyGuard, AgentRateLimitGuard, RecordAccessGuard, RecordRateLimitGuard)
+  @PaidCall('write_file')
+  @UseGuards(PaymentAuthGuard, AgentRateLimitGuard, RecordAccessGuard, RecordRateLimitGuard)
   @RecordRateLimit('write')
   @ApiBody({ type: WriteFileDto })
   async write(@Req() req: GatewayRequest, @Param('recordId') recordId: string, @Body() body: unknown) {
@@ -61,7 +65,7 @@ export class FilesController {
   /** Raw blob write for `local`-mode agents, wallet signature auth (spec, "Raw blob access"): free. */
   @Post('raw')
   @HttpCode(200)
-  @UseGuards(WalletSignatureGuard, AgentRateLimitGuard)
+  @UseGuards(WalletSignatureGuard, AgentRateLimitGuard, RecordAccessGuard)
   @ApiBody({ type: RawPutDto })
   rawPut(@Req() req: GatewayRequest, @Param('recordId') recordId: string, @Body() body: unknown) {
     const parsed = validate(RawPutBodySchema, body, 'body');
@@ -70,7 +74,7 @@ export class FilesController {
 
   /** Raw blob read for `local`-mode agents: free. */
   @Get('raw')
-  @UseGuards(WalletSignatureGuard, AgentRateLimitGuard)
+  @UseGuards(WalletSignatureGuard, AgentRateLimitGuard, RecordAccessGuard)
   rawGet(@Req() req: GatewayRequest, @Param('recordId') recordId: string, @Query() query: unknown) {
     const { path } = validate(RawGetQuerySchema, query, 'query');
     return this.bus.request(SUBJECTS.files.rawGet, { agentId: principalOf(req).agentId, recordId, path }, RawGetResponseSchema);

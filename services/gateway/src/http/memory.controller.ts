@@ -14,19 +14,20 @@ import {
   ValidationError,
 } from '@agent-memory/shared';
 import { BusClient } from '@agent-memory/platform';
-import { AgentKeyGuard } from '../auth/agent-key.guard';
+import { AllowPasskey } from '../auth/allow-passkey.decorator';
 import { RecordAccessGuard } from '../auth/record-access.guard';
 import { type GatewayRequest, principalOf } from '../auth/request-context';
+import { PaidCall, PaymentAuthGuard } from '../billing/payment-auth.guard';
 import { UsageRecorder } from '../billing/usage-recorder';
 import { AgentRateLimitGuard, RecordRateLimit, RecordRateLimitGuard } from '../rate-limit/rate-limit.guards';
 import { ForgetDto, RecallDto, RememberDto } from './dto';
 import { validate } from './validate';
 
-/** Memories (spec, "Memory and files"): paid, 0.05 USD a call. */
+/** Memories (spec, "Memory and files"): paid, 0.05 USD a call, by agent key (balance) or Payment credential (docs/billing.md). */
 @ApiTags('memories')
 @ApiBearerAuth()
 @Controller('api/v1/records/:recordId')
-@UseGuards(AgentKeyGuard, AgentRateLimitGuard, RecordAccessGuard, RecordRateLimitGuard)
+@UseGuards(PaymentAuthGuard, AgentRateLimitGuard, RecordAccessGuard, RecordRateLimitGuard)
 export class MemoryController {
   constructor(
     private readonly bus: BusClient,
@@ -35,6 +36,8 @@ export class MemoryController {
 
   @Post('recall')
   @HttpCode(200)
+  @PaidCall('recall')
+  @AllowPasskey()
   @RecordRateLimit('query')
   @ApiBody({ type: RecallDto })
   recall(@Req() req: GatewayRequest, @Param('recordId') recordId: string, @Body() body: unknown) {
@@ -46,6 +49,7 @@ export class MemoryController {
 
   @Post('remember')
   @HttpCode(200)
+  @PaidCall('remember')
   @RecordRateLimit('write')
   @ApiBody({ type: RememberDto })
   async remember(@Req() req: GatewayRequest, @Param('recordId') recordId: string, @Body() body: unknown) {
@@ -64,6 +68,7 @@ export class MemoryController {
   /** Forget: exactly one of `path` or `id`, in the JSON body or the query string (spec, "Forget"). */
   @Delete('remember')
   @HttpCode(200)
+  @PaidCall('forget')
   @RecordRateLimit('write')
   @ApiBody({ type: ForgetDto, required: false })
   forget(@Req() req: GatewayRequest, @Param('recordId') recordId: string, @Body() body: unknown, @Query() query: unknown) {
@@ -77,6 +82,8 @@ export class MemoryController {
   }
 
   @Get('context')
+  @PaidCall('context')
+  @AllowPasskey()
   @RecordRateLimit('query')
   context(@Req() req: GatewayRequest, @Param('recordId') recordId: string, @Query() query: unknown) {
     const { limit } = validate(ContextQuerySchema, query, 'query');

@@ -12,6 +12,7 @@ import {
 } from '@agent-memory/shared';
 import { BusClient } from '@agent-memory/platform';
 import { AgentKeyGuard } from '../auth/agent-key.guard';
+import { AllowPasskey } from '../auth/allow-passkey.decorator';
 import { RecordAccessGuard } from '../auth/record-access.guard';
 import { type GatewayRequest, principalOf } from '../auth/request-context';
 import { AgentRateLimitGuard } from '../rate-limit/rate-limit.guards';
@@ -39,6 +40,7 @@ export class RecordsController {
   }
 
   @Get(':recordId')
+  @AllowPasskey()
   @UseGuards(RecordAccessGuard)
   get(@Req() req: GatewayRequest, @Param('recordId') recordId: string) {
     return this.bus.request(SUBJECTS.records.get, { agentId: principalOf(req).agentId, recordId }, RecordSchema);

@@ -1,50 +1,26 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { freePort, type JsonStubServer, sendJson, startJsonStubServer } from '@agent-memory/testing';
 import { OpenAiCompatibleEmbedder } from './openai-compatible.embedder';
 
-type Handler = (body: { model: string; input: string[] }, req: IncomingMessage, res: ServerResponse) => void;
 
 /** A real HTTP server on 127.0.0.1:0 whose behaviour each test sets through `handler`. */
 describe('OpenAiCompatibleEmbedder', () => {
-  let server: Server;
+  let stub: JsonStubServer<{ model: string; input: string[] }>;
   let baseUrl: string;
-  let handler: Handler;
-  const requests: { body: { model: string; input: string[] }; auth?: string; url?: string }[] = [];
 
   beforeAll(async () => {
-    server = createServer((req, res) => {
-      let raw = '';
-      req.setEncoding('utf8');
-      req.on('data', (chunk: string) => (raw += chunk));
-      req.on('end', () => {
-        const body = JSON.parse(raw) as { model: string; input: string[] };
-        requests.push({ body, auth: req.headers.authorization, url: req.url });
-        handler(body, req, res);
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/`;
+    stub = await startJsonStubServer();
+    baseUrl = stub.baseUrl;
   });
-
-  afterAll(async () => {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-  });
-
+  afterAll(() => stub.close());
   beforeEach(() => {
-    requests.length = 0;
+    stub.requests.length = 0;
   });
-
-  const json = (res: ServerResponse, status: number, body: unknown) => {
-    res.writeHead(status, { 'content-type': 'application/json' });
-    res.end(JSON.stringify(body));
-  };
   /** Vector of `dim` floats whose first component encodes the text length, so rows are recognisable. */
   const vectorFor = (text: string, dim: number) => Array.from({ length: dim }, (_, i) => (i === 0 ? text.length : 1));
 
   it('sends {model, input}, orders rows by index and normalises them', async () => {
-    handler = (body, _req, res) =>
-      json(res, 200, {
+    stub.handler = (body, _req, res) =>
+      sendJson(res, 200, {
         object: 'list',
         // Reversed on purpose: the adapter must use `index`, not position.
         data: body.input.map((text, index) => ({ object: 'embedding', index, embedding: vectorFor(text, 4) })).reverse(),
@@ -54,8 +30,8 @@ describe('OpenAiCompatibleEmbedder', () => {
     const vectors = await embedder.embed(['a', 'bbb', 'cc']);
 
     expect(embedder.id).toBe('openai:m1@4');
-    expect(requests).toHaveLength(1);
-    expect(requests[0]).toEqual({ body: { model: 'm1', input: ['a', 'bbb', 'cc'] }, auth: 'Bearer secret', url: '/v1/embeddings' });
+    expect(stub.requests).toHaveLength(1);
+    expect(stub.requests[0]).toEqual({ body: { model: 'm1', input: ['a', 'bbb', 'cc'] }, auth: 'Bearer secret', url: '/v1/embeddings' });
     expect(vectors.map((v) => v instanceof Float32Array)).toEqual([true, true, true]);
     for (const [i, text] of ['a', 'bbb', 'cc'].entries()) {
       const raw = vectorFor(text, 4);
@@ -66,28 +42,28 @@ describe('OpenAiCompatibleEmbedder', () => {
   });
 
   it('splits inputs into batches of batchSize and keeps the overall order', async () => {
-    handler = (body, _req, res) =>
-      json(res, 200, { data: body.input.map((text, index) => ({ index, embedding: vectorFor(text, 3) })) });
+    stub.handler = (body, _req, res) =>
+      sendJson(res, 200, { data: body.input.map((text, index) => ({ index, embedding: vectorFor(text, 3) })) });
     const embedder = new OpenAiCompatibleEmbedder({ baseUrl, model: 'm', dimension: 3, batchSize: 2 });
     const texts = ['x', 'xx', 'xxx', 'xxxx', 'xxxxx'];
     const vectors = await embedder.embed(texts);
 
-    expect(requests.map((r) => r.body.input)).toEqual([['x', 'xx'], ['xxx', 'xxxx'], ['xxxxx']]);
-    expect(requests[0].auth).toBeUndefined();
+    expect(stub.requests.map((r) => r.body.input)).toEqual([['x', 'xx'], ['xxx', 'xxxx'], ['xxxxx']]);
+    expect(stub.requests[0].auth).toBeUndefined();
     const firstComponents = vectors.map((v) => v[0]);
     expect([...firstComponents].sort((a, b) => a - b)).toEqual(firstComponents);
     expect(await embedder.embed([])).toEqual([]);
-    expect(requests).toHaveLength(3);
+    expect(stub.requests).toHaveLength(3);
   });
 
   it('rejects vectors whose dimension differs from the configured one', async () => {
-    handler = (body, _req, res) => json(res, 200, { data: body.input.map((text, index) => ({ index, embedding: vectorFor(text, 5) })) });
+    stub.handler = (body, _req, res) => sendJson(res, 200, { data: body.input.map((text, index) => ({ index, embedding: vectorFor(text, 5) })) });
     const embedder = new OpenAiCompatibleEmbedder({ baseUrl, model: 'm', dimension: 4 });
     await expect(embedder.embed(['a'])).rejects.toThrow(/5 dimensions, configured 4/);
   });
 
   it('rejects a non-2xx status with the status and body in the message, without leaking the key', async () => {
-    handler = (_body, _req, res) => json(res, 429, { error: { message: 'rate limited' } });
+    stub.handler = (_body, _req, res) => sendJson(res, 429, { error: { message: 'rate limited' } });
     const embedder = new OpenAiCompatibleEmbedder({ baseUrl, model: 'm', apiKey: 'sk-hidden', dimension: 4 });
     const error = await embedder.embed(['a']).catch((e: Error) => e);
     expect(error).toBeInstanceOf(Error);
@@ -97,17 +73,17 @@ describe('OpenAiCompatibleEmbedder', () => {
 
   it('rejects a malformed body and missing or out-of-range indices', async () => {
     const embedder = new OpenAiCompatibleEmbedder({ baseUrl, model: 'm', dimension: 2 });
-    handler = (_body, _req, res) => json(res, 200, { data: [{ index: 0, embedding: 'nope' }] });
+    stub.handler = (_body, _req, res) => sendJson(res, 200, { data: [{ index: 0, embedding: 'nope' }] });
     await expect(embedder.embed(['a'])).rejects.toThrow(/unexpected shape/);
-    handler = (_body, _req, res) => json(res, 200, { data: [{ index: 0, embedding: [1, 0] }] });
+    stub.handler = (_body, _req, res) => sendJson(res, 200, { data: [{ index: 0, embedding: [1, 0] }] });
     await expect(embedder.embed(['a', 'b'])).rejects.toThrow(/no vector for input 1/);
-    handler = (_body, _req, res) => json(res, 200, { data: [{ index: 0, embedding: [1, 0] }, { index: 2, embedding: [1, 0] }] });
+    stub.handler = (_body, _req, res) => sendJson(res, 200, { data: [{ index: 0, embedding: [1, 0] }, { index: 2, embedding: [1, 0] }] });
     await expect(embedder.embed(['a', 'b'])).rejects.toThrow(/out-of-range index 2/);
   });
 
   it('times out a slow server', async () => {
-    handler = (body, _req, res) => {
-      const timer = setTimeout(() => json(res, 200, { data: [{ index: 0, embedding: [1, 0] }] }), 2_000);
+    stub.handler = (body, _req, res) => {
+      const timer = setTimeout(() => sendJson(res, 200, { data: [{ index: 0, embedding: [1, 0] }] }), 2_000);
       res.on('close', () => clearTimeout(timer));
     };
     const embedder = new OpenAiCompatibleEmbedder({ baseUrl, model: 'm', dimension: 2, timeoutMs: 100 });
@@ -117,10 +93,7 @@ describe('OpenAiCompatibleEmbedder', () => {
   });
 
   it('reports a connection failure', async () => {
-    const closed = createServer();
-    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
-    const port = (closed.address() as AddressInfo).port;
-    await new Promise((resolve) => closed.close(resolve));
+    const port = await freePort(); // nothing listens there
     const embedder = new OpenAiCompatibleEmbedder({ baseUrl: `http://127.0.0.1:${port}/v1`, model: 'm', dimension: 2 });
     await expect(embedder.embed(['a'])).rejects.toThrow(/failed/);
   });

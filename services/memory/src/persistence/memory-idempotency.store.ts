@@ -6,23 +6,29 @@ import type { MemoryPrismaClient } from './prisma';
 export class MemoryIdempotencyStore implements IdempotencyStore {
   constructor(private readonly prisma: MemoryPrismaClient) {}
 
-  async claim(recordId: string, key: string, requestHash: string): Promise<IdempotencyEntry | null> {
-    const { count } = await this.prisma.memoryIdempotencyKey.createMany({ data: [{ recordId, key, requestHash, status: 'pending' }], skipDuplicates: true });
+  async claim(recordId: string, key: string, requestHash: string, claimedAt: Date): Promise<IdempotencyEntry | null> {
+    const { count } = await this.prisma.memoryIdempotencyKey.createMany({ data: [{ recordId, key, requestHash, status: 'pending', createdAt: claimedAt }], skipDuplicates: true });
     if (count === 1) return null;
     const row = await this.prisma.memoryIdempotencyKey.findUnique({ where: { recordId_key: { recordId, key } } });
-    if (!row) return this.claim(recordId, key, requestHash);
+    if (!row) return this.claim(recordId, key, requestHash, claimedAt);
     return { requestHash: row.requestHash, status: row.status as IdempotencyEntry['status'], response: row.response, createdAt: row.createdAt };
   }
 
-  async takeOver(recordId: string, key: string, seen: IdempotencyEntry, requestHash: string): Promise<boolean> {
+  async takeOver(recordId: string, key: string, seen: IdempotencyEntry, requestHash: string, claimedAt: Date): Promise<boolean> {
     const { count } = await this.prisma.memoryIdempotencyKey.updateMany({
       where: { recordId, key, createdAt: seen.createdAt, status: seen.status },
-      data: { requestHash, status: 'pending', response: Prisma.DbNull, createdAt: new Date() },
+      data: { requestHash, status: 'pending', response: Prisma.DbNull, createdAt: claimedAt },
     });
     return count === 1;
   }
 
-  async release(recordId: string, key: string): Promise<void> {
-    await this.prisma.memoryIdempotencyKey.deleteMany({ where: { recordId, key, status: 'pending' } });
+  async release(recordId: string, key: string, claimedAt: Date): Promise<void> {
+    await this.prisma.memoryIdempotencyKey.deleteMany({ where: { recordId, key, status: 'pending', createdAt: claimedAt } });
+  }
+
+  /** The entry of `key`, or null (what a request whose claim was taken over answers from). */
+  async find(recordId: string, key: string): Promise<IdempotencyEntry | null> {
+    const row = await this.prisma.memoryIdempotencyKey.findUnique({ where: { recordId_key: { recordId, key } } });
+    return row && { requestHash: row.requestHash, status: row.status as IdempotencyEntry['status'], response: row.response, createdAt: row.createdAt };
   }
 }

@@ -1,11 +1,16 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { type MemoryType, newId } from '@agent-memory/shared';
-import type { Memory } from './generated/client';
+import { IdempotencyClaimLostError } from '@agent-memory/platform';
+import { type MemoryType, newId, NotFoundError } from '@agent-memory/shared';
+import type { Memory, Prisma } from './generated/client';
 import { MEMORY_PRISMA, type MemoryPrismaClient } from './prisma';
 
 export type MemoryRow = Memory;
 
-/** What remember writes in one transaction: the memory row, its write log entry and the idempotency result. */
+/**
+ * What remember writes in one transaction: the memory row, its write log entry and the idempotency result.
+ * `id` is a fresh id, used only when no memory exists at (record, path) under the path lock; `blobKey` is
+ * unique to this write (a purge of another write or memory never deletes it).
+ */
 export interface RememberWrite {
   id: string;
   recordId: string;
@@ -17,9 +22,34 @@ export interface RememberWrite {
   blobKey: string;
   sizeBytes: number;
   embedderId: string;
-  idempotencyKey?: string;
-  response: unknown;
+  /** The idempotency claim this write completes (`claimIdempotencyKey`'s `claimedAt`). */
+  idempotency?: { key: string; claimedAt: Date };
 }
+
+/** What a row lock found: the memory's current version and the embedder of its vector. */
+export interface LockedMemory {
+  id: string;
+  contentHash: string;
+  embedderId: string;
+}
+
+/** What enrichment writes: the refined type and summary of the version `contentHash`, and the vector's embedder. */
+export interface EnrichmentWrite {
+  id: string;
+  contentHash: string;
+  type: MemoryType;
+  summary: string;
+  embedderId: string;
+}
+
+/** Outcome of a write guarded by a row lock: done, the memory is gone (forgotten), or its content changed. */
+export type GuardedWriteOutcome = 'applied' | 'gone' | 'changed';
+
+/**
+ * Transaction options when a vector index write runs inside the transaction: the write may take a while
+ * (embedded index: group commit and fsync; Qdrant: a network round trip).
+ */
+const VECTOR_WRITE_TRANSACTION = { timeout: 30_000, maxWait: 10_000 };
 
 /** A purge still to run against the vector index and blob store. */
 export interface PurgeTask {
@@ -59,36 +89,103 @@ export class MemoryRepository {
     return groups.flat();
   }
 
-  /** Inserts or replaces the memory at (record, path), logs the write and completes the idempotency key. */
-  async saveRemember(w: RememberWrite): Promise<void> {
-    await this.prisma.$transaction(async (tx) => {
-      const now = new Date();
-      await tx.memory.upsert({
-        where: { recordId_path: { recordId: w.recordId, path: w.path } },
-        create: {
-          id: w.id,
-          recordId: w.recordId,
-          agentId: w.agentId,
-          path: w.path,
-          type: w.type,
-          summary: w.summary,
-          contentHash: w.contentHash,
-          blobKey: w.blobKey,
-          sizeBytes: w.sizeBytes,
-          embedderId: w.embedderId,
-        },
-        update: { type: w.type, summary: w.summary, contentHash: w.contentHash, blobKey: w.blobKey, sizeBytes: w.sizeBytes, embedderId: w.embedderId, updatedAt: now },
-      });
-      await tx.memoryWriteLog.create({
-        data: { recordId: w.recordId, memoryId: w.id, op: 'remember', path: w.path, contentHash: w.contentHash, blobKey: w.blobKey, idempotencyKey: w.idempotencyKey ?? null },
-      });
-      if (w.idempotencyKey) {
-        await tx.memoryIdempotencyKey.update({
-          where: { recordId_key: { recordId: w.recordId, key: w.idempotencyKey } },
-          data: { status: 'completed', response: w.response as object },
+  /**
+   * Inserts or replaces the memory at (record, path), logs the write and completes the idempotency key,
+   * in one transaction that is safe across replicas (DESIGN.md §3, cluster mode):
+   * 1. takes the record's advisory lock in shared mode (record deletion takes it exclusively, see
+   *    {@link purgeRecordMetadata}) and refuses a deleted record (tombstone) with NOT_FOUND;
+   * 2. takes the (record, path) advisory lock (`pg_advisory_xact_lock`), so one writer per path at a
+   *    time in every process, and re-reads the row at the path under it, locking it (`FOR UPDATE`, as
+   *    enrichment and re-embedding do). A row there keeps its id (replace in place); no row means a new
+   *    memory with the fresh id `w.id` (also when a concurrent forget removed the row: the forgotten id,
+   *    whose vector and blobs are being purged, is never written again);
+   * 3. completes the idempotency claim with a guarded update (still pending, still `claimedAt`), throwing
+   *    {@link IdempotencyClaimLostError} (rollback) when the claim was taken over;
+   * 4. runs `writeVector(id)` and writes the row and its write log entry.
+   * `respond(id)` builds the response stored with the idempotency key. Returns the memory's id.
+   * Errors: NotFoundError (record deleted), IdempotencyClaimLostError; nothing is written then.
+   */
+  async saveRemember(w: RememberWrite, respond: (id: string) => unknown, writeVector?: (id: string) => Promise<void>): Promise<string> {
+    return this.prisma.$transaction(async (tx) => {
+      await lockRecord(tx, w.recordId, 'shared');
+      if (await tx.memoryDeletedRecord.findUnique({ where: { recordId: w.recordId } })) throw new NotFoundError(`Record ${w.recordId} was deleted`);
+      await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`memory\n${w.recordId}\n${w.path}`}::text, 0))`;
+      const [existing] = await tx.$queryRaw<{ id: string }[]>`
+        SELECT id FROM "memory"."memories" WHERE record_id = ${w.recordId} AND path = ${w.path} FOR UPDATE`;
+      const id = existing?.id ?? w.id;
+      const response = respond(id);
+      if (w.idempotency) {
+        const { count } = await tx.memoryIdempotencyKey.updateMany({
+          where: { recordId: w.recordId, key: w.idempotency.key, status: 'pending', createdAt: w.idempotency.claimedAt },
+          data: { status: 'completed', response: response as object },
         });
+        if (count === 0) throw new IdempotencyClaimLostError(w.recordId, w.idempotency.key);
       }
+      if (writeVector) await writeVector(id);
+      const version = { type: w.type, summary: w.summary, contentHash: w.contentHash, blobKey: w.blobKey, sizeBytes: w.sizeBytes, embedderId: w.embedderId };
+      if (existing) await tx.memory.update({ where: { id }, data: { ...version, updatedAt: new Date() } });
+      else await tx.memory.create({ data: { id, recordId: w.recordId, agentId: w.agentId, path: w.path, ...version } });
+      await tx.memoryWriteLog.create({
+        data: { recordId: w.recordId, memoryId: id, op: 'remember', path: w.path, contentHash: w.contentHash, blobKey: w.blobKey, idempotencyKey: w.idempotency?.key ?? null },
+      });
+      return id;
+    }, writeVector ? VECTOR_WRITE_TRANSACTION : undefined);
+  }
+
+  /** The memory with this id in any record (jobs carry only the id), or null. */
+  findAnyById(id: string): Promise<MemoryRow | null> {
+    return this.prisma.memory.findUnique({ where: { id } });
+  }
+
+  /**
+   * Enrichment, metadata side, in one transaction: locks the row (`FOR UPDATE`), and only if it still
+   * exists at version `contentHash` runs `writeVector` (if given) and sets type, summary and embedder id.
+   * `updatedAt` is kept: the memory's content did not change. A forgotten memory is never written back
+   * ('gone'), and an enrichment of an older version never overwrites a newer one ('changed').
+   */
+  async applyEnrichment(w: EnrichmentWrite, writeVector?: () => Promise<void>): Promise<GuardedWriteOutcome> {
+    return this.prisma.$transaction(async (tx) => {
+      const [locked] = await lockMemories(tx, [w.id]);
+      if (!locked) return 'gone';
+      if (locked.contentHash !== w.contentHash) return 'changed';
+      if (writeVector) await writeVector();
+      await tx.memory.update({ where: { id: w.id }, data: { type: w.type, summary: w.summary, embedderId: w.embedderId } });
+      return 'applied';
+    }, VECTOR_WRITE_TRANSACTION);
+  }
+
+  /**
+   * Memories whose vectors another embedder than `embedderId` made, in id order after `cursor`, at most
+   * `limit` (re-embedding batches; index `memories_embedder_id_id_idx`).
+   */
+  listOtherEmbedder(embedderId: string, limit: number, cursor?: string): Promise<MemoryRow[]> {
+    return this.prisma.memory.findMany({
+      where: { embedderId: { not: embedderId }, ...(cursor ? { id: { gt: cursor } } : {}) },
+      orderBy: { id: 'asc' },
+      take: limit,
     });
+  }
+
+  /** Whether any memory has a vector of another embedder than `embedderId`. */
+  async anyOtherEmbedder(embedderId: string): Promise<boolean> {
+    return (await this.prisma.memory.findFirst({ where: { embedderId: { not: embedderId } }, select: { id: true } })) !== null;
+  }
+
+  /**
+   * Re-embedding, metadata side, in one transaction: locks the rows of `versions`, keeps those that still
+   * exist at the same content hash with another embedder, runs `writeVectors` for them, and sets their
+   * embedder id. Returns the ids written; forgotten or changed memories are left alone.
+   */
+  async applyReembed(versions: readonly { id: string; contentHash: string }[], embedderId: string, writeVectors: (ids: string[]) => Promise<void>): Promise<string[]> {
+    return this.prisma.$transaction(async (tx) => {
+      const expected = new Map(versions.map((v) => [v.id, v.contentHash]));
+      const locked = await lockMemories(tx, [...expected.keys()]);
+      const ids = locked.filter((row) => row.contentHash === expected.get(row.id) && row.embedderId !== embedderId).map((row) => row.id);
+      if (ids.length === 0) return [];
+      await writeVectors(ids);
+      await tx.memory.updateMany({ where: { id: { in: ids } }, data: { embedderId } });
+      return ids;
+    }, VECTOR_WRITE_TRANSACTION);
   }
 
   /**
@@ -111,15 +208,22 @@ export class MemoryRepository {
     });
   }
 
-  /** Record deletion, metadata side: every row of the record goes, with one purge task for its stores. */
+  /**
+   * Record deletion, metadata side: under the record's advisory lock in exclusive mode (it waits for the
+   * remembers in flight, which hold it shared), writes the record's tombstone (later remembers get
+   * NOT_FOUND), then every row of the record goes, with one purge task for its stores.
+   */
   async purgeRecordMetadata(recordId: string, taskId: string): Promise<PurgeTask> {
     return this.prisma.$transaction(async (tx) => {
+      await lockRecord(tx, recordId, 'exclusive');
+      await tx.memoryDeletedRecord.createMany({ data: [{ recordId }], skipDuplicates: true });
       await tx.memory.deleteMany({ where: { recordId } });
       await tx.memoryWriteLog.deleteMany({ where: { recordId } });
       await tx.memoryIdempotencyKey.deleteMany({ where: { recordId } });
       await tx.memoryPurgeTask.createMany({ data: [{ id: taskId, recordId, memoryId: null, blobKeys: [] }], skipDuplicates: true });
       return { id: taskId, recordId, memoryId: null, blobKeys: [] };
-    });
+      // It may wait behind remembers that hold the record lock across their vector upserts (up to 30 s).
+    }, { maxWait: 10_000, timeout: 35_000 });
   }
 
   pendingPurges(): Promise<PurgeTask[]> {
@@ -137,4 +241,26 @@ export class MemoryRepository {
   releaseIdempotencyKey(recordId: string, key: string): Promise<unknown> {
     return this.prisma.memoryIdempotencyKey.deleteMany({ where: { recordId, key, status: 'pending' } });
   }
+}
+
+/**
+ * Takes the transaction-scoped advisory lock of a record: `shared` for writes (remember), `exclusive` for
+ * the record's deletion, so a deletion waits for the writes in flight and writes wait for a deletion.
+ */
+async function lockRecord(tx: Prisma.TransactionClient, recordId: string, mode: 'shared' | 'exclusive'): Promise<void> {
+  const key = `memory-record\n${recordId}`;
+  if (mode === 'shared') await tx.$executeRaw`SELECT pg_advisory_xact_lock_shared(hashtextextended(${key}::text, 0))`;
+  else await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${key}::text, 0))`;
+}
+
+/**
+ * Locks the memory rows `ids` for the rest of the transaction (`SELECT ... FOR UPDATE`, in id order so that
+ * two lockers never deadlock) and returns what it found; absent ids are left out. Forget's delete of a
+ * locked row waits until the transaction ends (PostgreSQL row locks).
+ */
+async function lockMemories(tx: Prisma.TransactionClient, ids: readonly string[]): Promise<LockedMemory[]> {
+  if (ids.length === 0) return [];
+  return tx.$queryRaw<LockedMemory[]>`
+    SELECT id, content_hash AS "contentHash", embedder_id AS "embedderId"
+    FROM "memory"."memories" WHERE id = ANY(${[...ids]}::text[]) ORDER BY id FOR UPDATE`;
 }

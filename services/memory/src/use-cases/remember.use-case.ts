@@ -1,6 +1,16 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { newId, type RememberBody, type RememberResponse } from '@agent-memory/shared';
-import { BLOB_STORE, type BlobStore, canonicalJson, claimIdempotencyKey, contentHash, KeyedMutex, sha256Hex } from '@agent-memory/platform';
+import { newId, NotFoundError, type RememberBody, type RememberResponse } from '@agent-memory/shared';
+import {
+  answerAfterLostClaim,
+  BLOB_STORE,
+  type BlobStore,
+  canonicalJson,
+  claimIdempotencyKey,
+  contentHash,
+  IdempotencyClaimLostError,
+  KeyedMutex,
+  sha256Hex,
+} from '@agent-memory/platform';
 import { MEMORY_TYPE_CLASSIFIER, type MemoryTypeClassifier } from '../classification/memory-type-classifier.port';
 import { EMBEDDER, type Embedder } from '../embedding/embedder.port';
 import { MemoryIdempotencyStore } from '../persistence/memory-idempotency.store';
@@ -10,13 +20,17 @@ import { embedDocument } from '../recall/document-embedding';
 import { encodeKeywords } from '../recall/keyword-encoder';
 import { SUMMARISER, type Summariser } from '../summary/summariser.port';
 import { VECTOR_INDEX, type VectorIndex } from '../vector-index/vector-index.port';
+import { EnrichMemoryUseCase } from './enrich-memory.use-case';
 
 /**
  * Remember (spec, "Remember"; DESIGN.md §3): classify when `type` is omitted, summarise, embed, then
- * write content to the blob store (a new key per version), the vectors to the index, and last the
- * metadata row with its write log entry in one transaction. The row is the commit point: a crash before
- * it leaves only unreferenced blobs and vectors, which recall never shows. Remember at an existing path
- * replaces that memory (same id) and keeps the older version's blob in the write log until forget.
+ * write content to the blob store (a new key per write), then in one transaction take the record's and the
+ * path's PostgreSQL advisory locks (so replicas of the memory service agree on one writer per path and
+ * never write into a deleted record), lock the row, write the vectors to the index, and write the
+ * metadata row with its write log entry. The row is the commit
+ * point: a crash before it leaves only unreferenced blobs and vectors, which recall never shows. Remember
+ * at an existing path replaces that memory (same id) and keeps the older version's blob in the write log
+ * until forget. When an enricher is configured, a `memory.enrich` job is queued after the write.
  */
 @Injectable()
 export class RememberUseCase {
@@ -31,17 +45,25 @@ export class RememberUseCase {
     @Inject(SUMMARISER) private readonly summariser: Summariser,
     @Inject(VECTOR_INDEX) private readonly index: VectorIndex,
     @Inject(BLOB_STORE) private readonly blobs: BlobStore,
+    private readonly enrichment: EnrichMemoryUseCase,
   ) {
     this.idempotency = new MemoryIdempotencyStore(prisma);
   }
 
-  /** Returns the memory's id, path, type and summary; `replayed` marks an idempotent replay (not charged). */
+  /**
+   * Returns the memory's id, path, type and summary; `replayed` marks an idempotent replay (not charged).
+   * Errors: VALIDATION_ERROR (idempotency key reused with another body, or still in progress, also when
+   * this request's claim was taken over after IDEMPOTENCY_ABANDONED_AFTER_MS and the new owner has not
+   * finished), NOT_FOUND (the record was deleted meanwhile; nothing is left behind).
+   */
   async execute(agentId: string, recordId: string, body: RememberBody): Promise<{ result: RememberResponse; replayed: boolean }> {
     const key = body.idempotency_key;
+    const fingerprint = sha256Hex(canonicalJson({ op: 'remember', content: body.content, type: body.type, path: body.path }));
+    let claimedAt: Date | undefined;
     if (key) {
-      const fingerprint = sha256Hex(canonicalJson({ op: 'remember', content: body.content, type: body.type, path: body.path }));
       const claim = await claimIdempotencyKey(this.idempotency, recordId, key, fingerprint);
       if (!claim.claimed) return { result: claim.replay as RememberResponse, replayed: true };
+      claimedAt = claim.claimedAt;
     }
     try {
       const embedding = await embedDocument(this.embedder, body.content);
@@ -49,33 +71,43 @@ export class RememberUseCase {
         body.type ?? this.classifier.classify(body.content, embedding),
         this.summariser.summarise(body.content),
       ]);
-      const write = async (path: string, id: string): Promise<RememberResponse> => {
-        const bytes = Buffer.from(body.content, 'utf8');
-        const hash = contentHash(bytes);
-        const blobKey = `records/${recordId}/memories/${id}/${hash.slice('sha256:'.length)}`;
-        await this.blobs.put(blobKey, bytes, 'text/plain; charset=utf-8');
-        await this.index.upsert([{ id, tenant: recordId, dense: embedding, sparse: encodeKeywords(body.content), payload: { type } }]);
-        const response: RememberResponse = { id, path, type, summary };
-        await this.repository.saveRemember({
-          id, recordId, agentId, path, type, summary, contentHash: hash, blobKey, sizeBytes: bytes.length, embedderId: this.embedder.id, idempotencyKey: key, response,
-        });
-        return response;
-      };
-      let result: RememberResponse;
-      if (body.path) {
-        const path = body.path;
-        // One writer per path at a time, so the row, blob and vector of a path always agree.
-        result = await this.pathLocks.run(`${recordId}\n${path}`, async () => {
-          const existing = await this.repository.findByPath(recordId, path);
-          return write(path, existing?.id ?? newId('memory'));
-        });
-      } else {
-        const id = newId('memory');
-        result = await write(`${type}/${id}`, id);
+      // A fresh id: the new memory's id unless a memory exists at the path when the write's path lock is
+      // held (then that memory is replaced in place, see MemoryRepository.saveRemember).
+      const freshId = newId('memory');
+      const path = body.path ?? `${type}/${freshId}`;
+      const bytes = Buffer.from(body.content, 'utf8');
+      const hash = contentHash(bytes);
+      // Unique per write (the fresh id), so a purge of a forgotten memory or of another version never
+      // deletes this write's blob; under the record's prefix, which record deletion purges.
+      const blobKey = `records/${recordId}/memories/${freshId}/${hash.slice('sha256:'.length)}`;
+      await this.blobs.put(blobKey, bytes, 'text/plain; charset=utf-8');
+      const respond = (id: string): RememberResponse => ({ id, path, type, summary });
+      const sparse = encodeKeywords(body.content);
+      let id: string;
+      try {
+        const save = () =>
+          this.repository.saveRemember(
+            { id: freshId, recordId, agentId, path, type, summary, contentHash: hash, blobKey, sizeBytes: bytes.length, embedderId: this.embedder.id, idempotency: key && claimedAt ? { key, claimedAt } : undefined },
+            respond,
+            (id) => this.index.upsert([{ id, tenant: recordId, dense: embedding, sparse, payload: { type } }]),
+          );
+        // Writes to one given path queue here first, so they wait without holding a database connection;
+        // the advisory lock inside saveRemember orders them across replicas. Generated paths never collide.
+        id = body.path ? await this.pathLocks.run(`${recordId}\n${path}`, save) : await save();
+      } catch (err) {
+        // Both are thrown inside the write transaction, which rolled back: the blob is this write's own.
+        if (err instanceof IdempotencyClaimLostError || err instanceof NotFoundError) await this.blobs.delete([blobKey]).catch(() => undefined);
+        throw err;
       }
-      return { result, replayed: false };
+      // Enrichment never overrides a type the agent gave.
+      await this.enrichment.queueAfterRemember(id, hash, body.type === undefined);
+      return { result: respond(id), replayed: false };
     } catch (err) {
-      if (key) await this.idempotency.release(recordId, key);
+      if (err instanceof IdempotencyClaimLostError) {
+        const answer = answerAfterLostClaim(await this.idempotency.find(recordId, err.key), fingerprint);
+        return { result: answer.replay as RememberResponse, replayed: true };
+      }
+      if (key && claimedAt) await this.idempotency.release(recordId, key, claimedAt);
       throw err;
     }
   }

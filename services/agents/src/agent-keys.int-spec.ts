@@ -1,0 +1,95 @@
+import { newId, randomBase62 } from '@agent-memory/shared';
+import { PgliteDatabase } from '@agent-memory/platform';
+import { issueAgentKey } from './agent-key';
+import { AgentKeysService } from './agent-keys.service';
+import { openAgentsPrisma, type AgentsPrismaClient } from './persistence/prisma';
+
+/** Agent keys on a freshly migrated embedded PostgreSQL, with a clock the test moves. */
+let db: PgliteDatabase;
+let prisma: AgentsPrismaClient;
+let now = new Date('2026-06-01T12:00:00Z');
+const clock = () => now;
+let keys: AgentKeysService;
+
+beforeAll(async () => {
+  db = await PgliteDatabase.open('memory://');
+  prisma = await openAgentsPrisma(db);
+  keys = new AgentKeysService(prisma, 'amk', 3600, clock);
+}, 60_000);
+afterAll(async () => {
+  await prisma?.$disconnect();
+  await db?.close();
+});
+
+async function seedAgent(environment: 'live' | 'test' = 'live') {
+  const id = newId('agent');
+  const key = issueAgentKey('amk', environment);
+  await prisma.agent.create({
+    data: {
+      id, name: 'a', mode: 'cloud', tags: [], category: 'agent', walletAddress: `0x${'1'.repeat(40)}`, recordId: newId('record'), keyEnvironment: environment,
+      keys: { create: { id: newId('agentKey'), keyHash: key.hash, environment, displayPrefix: key.displayPrefix, createdAt: now } },
+    },
+  });
+  return { agentId: id, key: key.key };
+}
+
+describe('agent keys', () => {
+  it('authenticates a key by its hash and never stores the key itself', async () => {
+    const { agentId, key } = await seedAgent();
+    expect(await keys.authenticate(key)).toEqual({ agentId, keyEnvironment: 'live', mode: 'cloud' });
+    const rows = await prisma.agentKey.findMany({ where: { agentId } });
+    expect(JSON.stringify(rows, (_k, v) => (typeof v === 'bigint' ? String(v) : v))).not.toContain(key.slice(9));
+    await expect(keys.authenticate(key.replace('_live_', '_test_'))).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
+    await expect(keys.authenticate(`amk_live_${randomBase62(43)}`)).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
+    await expect(keys.authenticate('amk_live_short')).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
+  });
+
+  it('rotates: the new key works, the old one until the grace period ends, then 401', async () => {
+    const { agentId, key: old } = await seedAgent();
+    now = new Date(now.getTime() + 1000);
+    const rotated = await keys.rotate(agentId);
+    expect(rotated.agentKey).toMatch(/^amk_live_[0-9A-Za-z]{43}$/);
+    expect(rotated.previousKeys).toHaveLength(1);
+    expect(rotated.previousKeys[0]).toMatchObject({ status: 'expiring', expiresAt: new Date(now.getTime() + 3600_000).toISOString() });
+    expect((await keys.authenticate(old)).agentId).toBe(agentId);
+    now = new Date(now.getTime() + 3600_000 - 1);
+    expect((await keys.authenticate(old)).agentId).toBe(agentId);
+    now = new Date(now.getTime() + 1);
+    await expect(keys.authenticate(old)).rejects.toMatchObject({ code: 'UNAUTHORIZED', message: expect.stringMatching(/expired/) });
+    expect((await keys.authenticate(rotated.agentKey)).agentId).toBe(agentId);
+    const listed = (await keys.list(agentId)).keys;
+    expect(listed.map((k) => k.status)).toEqual(['active', 'expired']);
+    expect(JSON.stringify(listed)).not.toContain(rotated.agentKey);
+  });
+
+  it('rotating twice keeps the earlier end of an expiring key; grace 0 ends old keys at once', async () => {
+    const { agentId, key: first } = await seedAgent();
+    const second = await keys.rotate(agentId, 600);
+    const third = await keys.rotate(agentId, 3600);
+    const byId = new Map((await keys.list(agentId)).keys.map((k) => [k.id, k]));
+    expect(byId.get(third.previousKeys.find((k) => k.id !== second.key.id)!.id)!.expiresAt).toBe(new Date(now.getTime() + 600_000).toISOString());
+    expect(byId.get(second.key.id)!.expiresAt).toBe(new Date(now.getTime() + 3600_000).toISOString());
+    const fourth = await keys.rotate(agentId, 0);
+    for (const k of [first, second.agentKey, third.agentKey]) await expect(keys.authenticate(k)).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
+    expect((await keys.authenticate(fourth.agentKey)).agentId).toBe(agentId);
+  });
+
+  it('revokes at once and for good, idempotently; another agent’s key is NOT_FOUND', async () => {
+    const { agentId, key } = await seedAgent('test');
+    const keyId = (await keys.list(agentId)).keys[0]!.id;
+    const other = await seedAgent();
+    await expect(keys.revoke(other.agentId, keyId)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    const revoked = await keys.revoke(agentId, keyId);
+    expect(revoked.key).toMatchObject({ id: keyId, status: 'revoked', environment: 'test' });
+    expect((await keys.revoke(agentId, keyId)).key.revokedAt).toBe(revoked.key.revokedAt);
+    await expect(keys.authenticate(key)).rejects.toMatchObject({ code: 'UNAUTHORIZED', message: expect.stringMatching(/revoked/) });
+    // a rotation after a revocation issues a working key of the agent's environment
+    const fresh = await keys.rotate(agentId);
+    expect(fresh.agentKey).toMatch(/^amk_test_/);
+    expect(fresh.previousKeys).toEqual([]);
+  });
+
+  it('rotating an unknown agent is NOT_FOUND', async () => {
+    await expect(keys.rotate(newId('agent'))).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+});

@@ -1,0 +1,83 @@
+import { newId } from '@agent-memory/shared';
+import { PgDatabase } from '@agent-memory/platform';
+import { createTestDatabase, type TestDatabase } from '@agent-memory/testing';
+import { issueAgentKey } from './agent-key';
+import { AgentKeysService } from './agent-keys.service';
+import { ClaimsService } from './humans/claims.service';
+import { openAgentsPrisma, type AgentsPrismaClient } from './persistence/prisma';
+
+/**
+ * Agent keys and claims under concurrency, on the machine's PostgreSQL (a fresh database per run, a pool
+ * of several connections, so transactions really overlap; the embedded PGlite has one connection).
+ * Rotations, revocations and claims lock the agent's row (`SELECT ... FOR UPDATE`).
+ */
+let database: TestDatabase;
+let db: PgDatabase;
+let prisma: AgentsPrismaClient;
+let keys: AgentKeysService;
+let claims: ClaimsService;
+const clock = () => new Date();
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  db = new PgDatabase({ connectionString: database.url, poolSize: 8 });
+  prisma = await openAgentsPrisma(db);
+  keys = new AgentKeysService(prisma, 'amk', 3600, clock);
+  claims = new ClaimsService(prisma, clock, keys);
+}, 60_000);
+afterAll(async () => {
+  await prisma?.$disconnect();
+  await db?.close();
+  await database?.drop();
+});
+
+async function seedAgent() {
+  const id = newId('agent');
+  const key = issueAgentKey('amk', 'live');
+  await prisma.agent.create({
+    data: {
+      id, name: 'concurrent', mode: 'cloud', tags: [], category: 'agent', walletAddress: `0x${'3'.repeat(40)}`, recordId: newId('record'), keyEnvironment: 'live',
+      keys: { create: { id: newId('agentKey'), keyHash: key.hash, environment: 'live', displayPrefix: key.displayPrefix } },
+    },
+  });
+  return { agentId: id, key: key.key };
+}
+
+async function seedHuman() {
+  const id = newId('human');
+  await prisma.human.create({ data: { id, name: 'h', webauthnUserId: newId('human') } });
+  return id;
+}
+
+describe('concurrent key changes', () => {
+  it('parallel rotations leave exactly one key without expiry, every other one in grace', async () => {
+    for (let round = 0; round < 3; round++) {
+      const { agentId } = await seedAgent();
+      const rotations = await Promise.all(Array.from({ length: 6 }, () => keys.rotate(agentId, 600)));
+      const listed = (await keys.list(agentId)).keys;
+      expect(listed).toHaveLength(7);
+      const active = listed.filter((k) => k.status === 'active');
+      expect(active).toHaveLength(1);
+      expect(rotations.map((r) => r.key.id)).toContain(active[0]!.id);
+      expect(listed.filter((k) => k.status === 'expiring')).toHaveLength(6);
+    }
+  });
+
+  it('parallel grace-0 rotations leave exactly one valid key', async () => {
+    const { agentId } = await seedAgent();
+    const rotations = await Promise.all(Array.from({ length: 4 }, () => keys.rotate(agentId, 0)));
+    const valid = [];
+    for (const r of rotations) valid.push(await keys.authenticate(r.agentKey).then(() => r.key.id, () => null));
+    expect(valid.filter((v) => v !== null)).toHaveLength(1);
+  });
+
+  it('a claim racing the agent’s grace-0 rotation never survives it', async () => {
+    for (let round = 0; round < 5; round++) {
+      const { agentId, key } = await seedAgent();
+      const human = await seedHuman();
+      const [claim] = await Promise.allSettled([claims.claim(human, key), keys.rotate(agentId, 0, 'agent')]);
+      if (claim.status === 'rejected') expect(claim.reason).toMatchObject({ code: 'FORBIDDEN' });
+      expect(await prisma.agentClaim.findUnique({ where: { agentId } })).toBeNull();
+    }
+  });
+});

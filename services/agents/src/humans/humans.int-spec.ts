@@ -1,0 +1,206 @@
+import { newId, type WebAuthnCredentialJson } from '@agent-memory/shared';
+import { PgliteDatabase } from '@agent-memory/platform';
+import { createPasskeyDevice, type PasskeyDevice } from '@agent-memory/testing';
+import { issueAgentKey } from '../agent-key';
+import { AgentKeysService } from '../agent-keys.service';
+import { openAgentsPrisma, type AgentsPrismaClient } from '../persistence/prisma';
+import { ClaimsService } from './claims.service';
+import type { PasskeyOptions } from './passkey.options';
+import { PasskeysService } from './passkeys.service';
+import { SessionsService } from './sessions.service';
+
+/**
+ * Passkeys, sessions and claims on a freshly migrated embedded PostgreSQL, with the software
+ * authenticator `nid-webauthn-emulator` standing in for the browser and a clock the test moves.
+ */
+const ORIGIN = 'https://memory.example.com';
+const OPTIONS: PasskeyOptions = { rpId: 'memory.example.com', rpName: 'agent-memory', origins: [ORIGIN], sessionTtlSeconds: 12 * 3600, challengeTtlSeconds: 300 };
+let db: PgliteDatabase;
+let prisma: AgentsPrismaClient;
+let now = new Date('2026-06-01T12:00:00Z');
+const clock = () => now;
+let passkeys: PasskeysService;
+let sessions: SessionsService;
+let claims: ClaimsService;
+
+beforeAll(async () => {
+  db = await PgliteDatabase.open('memory://');
+  prisma = await openAgentsPrisma(db);
+  sessions = new SessionsService(prisma, 'amk', OPTIONS, clock);
+  passkeys = new PasskeysService(prisma, OPTIONS, clock, sessions);
+  claims = new ClaimsService(prisma, clock, new AgentKeysService(prisma, 'amk', 3600, clock));
+}, 60_000);
+afterAll(async () => {
+  await prisma?.$disconnect();
+  await db?.close();
+});
+
+const asJson = (credential: unknown) => credential as WebAuthnCredentialJson;
+
+async function register(device: PasskeyDevice, name = 'Ana', origin = ORIGIN) {
+  const { options } = await passkeys.registrationOptions({ name });
+  return passkeys.registrationVerify(asJson(device.create(options, origin)));
+}
+
+async function signIn(device: PasskeyDevice, origin = ORIGIN) {
+  const { options } = await passkeys.authenticationOptions();
+  return passkeys.authenticationVerify(asJson(device.get(options, origin)));
+}
+
+describe('passkey registration and sign-in', () => {
+  it('registers a human, signs in with the passkey (counter advances), and the session authenticates', async () => {
+    const device = createPasskeyDevice(ORIGIN);
+    const registered = await register(device);
+    expect(registered.human).toMatchObject({ id: expect.stringMatching(/^hum_/), name: 'Ana', passkeys: [{ id: expect.any(String), lastUsedAt: null }] });
+    expect(registered.token).toMatch(/^amk_session_[0-9A-Za-z]{43}$/);
+    expect(await sessions.authenticate(registered.token)).toMatchObject({ humanId: registered.human.id });
+
+    const signedIn = await signIn(device);
+    expect(signedIn.human.id).toBe(registered.human.id);
+    expect(signedIn.token).not.toBe(registered.token);
+    const stored = await prisma.passkeyCredential.findUniqueOrThrow({ where: { id: registered.human.passkeys[0]!.id } });
+    expect(Number(stored.counter)).toBeGreaterThan(0);
+    expect(stored.lastUsedAt).not.toBeNull();
+    // tokens are stored only as hashes
+    const rows = await prisma.humanSession.findMany({ where: { humanId: registered.human.id } });
+    expect(rows.map((r) => r.tokenHash)).not.toContain(signedIn.token);
+    expect(JSON.stringify(rows)).not.toContain(signedIn.token.slice(12));
+  });
+
+  it('adds a second passkey to a signed-in account', async () => {
+    const phone = createPasskeyDevice(ORIGIN);
+    const laptop = createPasskeyDevice(ORIGIN);
+    const first = await register(phone, 'Bo');
+    const { options } = await passkeys.registrationOptions({ humanId: first.human.id });
+    const second = await passkeys.registrationVerify(asJson(laptop.create(options)));
+    expect(second.human.id).toBe(first.human.id);
+    expect(second.human.passkeys).toHaveLength(2);
+    expect((await signIn(laptop)).human.id).toBe(first.human.id);
+  });
+
+  it('refuses a ceremony from another origin, a reused challenge, an expired challenge and an unknown passkey', async () => {
+    const device = createPasskeyDevice(ORIGIN);
+    await expect(register(device, 'Eve', 'https://evil.memory.example.com')).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
+
+    const { options } = await passkeys.registrationOptions({ name: 'Cy' });
+    const credential = asJson(device.create(options));
+    await passkeys.registrationVerify(credential);
+    await expect(passkeys.registrationVerify(credential)).rejects.toMatchObject({ code: 'UNAUTHORIZED', message: expect.stringMatching(/challenge/) });
+
+    const late = await passkeys.authenticationOptions();
+    const assertion = asJson(device.get(late.options));
+    now = new Date(now.getTime() + 301_000);
+    await expect(passkeys.authenticationVerify(assertion)).rejects.toMatchObject({ code: 'UNAUTHORIZED', message: expect.stringMatching(/challenge/) });
+
+    const stranger = createPasskeyDevice(ORIGIN);
+    const foreignRp = await passkeys.registrationOptions({ name: 'Dee' });
+    // a passkey made for this site but never verified here is unknown at sign-in
+    stranger.create(foreignRp.options);
+    await expect(signIn(stranger)).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
+    // a registration ceremony's challenge cannot finish a sign-in
+    const reg = await passkeys.registrationOptions({ name: 'Fay' });
+    const regCredential = asJson(createPasskeyDevice(ORIGIN).create(reg.options));
+    await expect(passkeys.authenticationVerify(regCredential)).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
+  });
+
+  it('refuses a new account without a name', async () => {
+    await expect(passkeys.registrationOptions({})).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
+  });
+});
+
+describe('sessions', () => {
+  it('expire after the TTL and end at sign-out', async () => {
+    const device = createPasskeyDevice(ORIGIN);
+    const { token } = await register(device, 'Gus');
+    now = new Date(now.getTime() + 12 * 3600_000 - 1);
+    await expect(sessions.authenticate(token)).resolves.toBeDefined();
+    now = new Date(now.getTime() + 1);
+    await expect(sessions.authenticate(token)).rejects.toMatchObject({ code: 'UNAUTHORIZED', message: expect.stringMatching(/expired/) });
+    const again = await signIn(device);
+    expect(await sessions.end(again.token)).toEqual({ loggedOut: true });
+    await expect(sessions.authenticate(again.token)).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
+    await expect(sessions.end(again.token)).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
+    await expect(sessions.authenticate('amk_session_nope')).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
+  });
+});
+
+describe('claims', () => {
+  const keysOf = () => new AgentKeysService(prisma, 'amk', 3600, clock);
+
+  async function seedAgent() {
+    const id = newId('agent');
+    const key = issueAgentKey('amk', 'live');
+    await prisma.agent.create({
+      data: {
+        id, name: 'claimable', mode: 'cloud', tags: [], category: 'agent', walletAddress: `0x${'2'.repeat(40)}`, recordId: newId('record'), keyEnvironment: 'live',
+        keys: { create: { id: newId('agentKey'), keyHash: key.hash, environment: 'live', displayPrefix: key.displayPrefix } },
+      },
+    });
+    return { agentId: id, key: key.key };
+  }
+
+  it('lets a human claim an agent with its key once, refuses a second owner, and releases', async () => {
+    const ana = (await register(createPasskeyDevice(ORIGIN), 'Ana2')).human.id;
+    const bo = (await register(createPasskeyDevice(ORIGIN), 'Bo2')).human.id;
+    const agent = await seedAgent();
+    await expect(claims.resolve(ana, agent.agentId)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    const claimed = await claims.claim(ana, agent.key);
+    expect(claimed).toMatchObject({ id: agent.agentId, claimedAt: expect.any(String) });
+    expect((await claims.claim(ana, agent.key)).claimedAt).toBe(claimed.claimedAt);
+    await expect(claims.claim(bo, agent.key)).rejects.toMatchObject({ code: 'FORBIDDEN' });
+    await expect(claims.claim(bo, `amk_live_${'x'.repeat(43)}`)).rejects.toMatchObject({ code: 'FORBIDDEN' });
+    expect(await claims.resolve(ana, agent.agentId)).toEqual({ agentId: agent.agentId, keyEnvironment: 'live', mode: 'cloud' });
+    await expect(claims.resolve(bo, agent.agentId)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    expect((await claims.list(ana)).agents.map((a) => a.id)).toEqual([agent.agentId]);
+    await expect(claims.release(bo, agent.agentId)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    expect(await claims.release(ana, agent.agentId)).toEqual({ released: true, agentId: agent.agentId });
+    expect((await claims.claim(bo, agent.key)).id).toBe(agent.agentId);
+  });
+
+  it('refuses a claim made with a key in its rotation grace period (FORBIDDEN); the current key claims', async () => {
+    const ana = (await register(createPasskeyDevice(ORIGIN), 'Ana3')).human.id;
+    const agent = await seedAgent();
+    const rotated = await keysOf().rotate(agent.agentId, 3600, 'agent');
+    expect((await keysOf().authenticate(agent.key)).agentId).toBe(agent.agentId); // still works for calls
+    await expect(claims.claim(ana, agent.key)).rejects.toMatchObject({ code: 'FORBIDDEN', message: expect.stringMatching(/rotated away/) });
+    expect(await prisma.agentClaim.findUnique({ where: { agentId: agent.agentId } })).toBeNull();
+    expect((await claims.claim(ana, rotated.agentKey)).id).toBe(agent.agentId);
+  });
+
+  it('the agent drops a claim: by releasing it, by revoking a key, by rotating with grace 0; the human’s own key changes keep it', async () => {
+    const ana = (await register(createPasskeyDevice(ORIGIN), 'Ana4')).human.id;
+    const agent = await seedAgent();
+    const claimed = async () => (await prisma.agentClaim.findUnique({ where: { agentId: agent.agentId } }))?.humanId ?? null;
+    expect(await claims.releaseByAgent(agent.agentId)).toEqual({ released: false });
+    await claims.claim(ana, agent.key);
+    expect(await claims.releaseByAgent(agent.agentId)).toEqual({ released: true });
+    expect(await claimed()).toBeNull();
+
+    // the human's side: rotation with grace 0 and revocation leave the claim
+    await claims.claim(ana, agent.key);
+    const byHuman = await keysOf().rotate(agent.agentId, 0, 'human');
+    const byHumanOld = (await keysOf().list(agent.agentId)).keys.find((k) => k.id !== byHuman.key.id)!.id;
+    await keysOf().revoke(agent.agentId, byHumanOld, 'human');
+    expect(await claimed()).toBe(ana);
+
+    // the agent's side: rotation with a grace period keeps it, grace 0 drops it
+    const withGrace = await keysOf().rotate(agent.agentId, 60, 'agent');
+    expect(await claimed()).toBe(ana);
+    const cut = await keysOf().rotate(agent.agentId, 0, 'agent');
+    expect(await claimed()).toBeNull();
+
+    // revoking any key (even one already revoked) from the agent's side drops it
+    await claims.claim(ana, cut.agentKey);
+    await keysOf().revoke(agent.agentId, withGrace.key.id, 'agent');
+    expect(await claimed()).toBeNull();
+    await claims.claim(ana, cut.agentKey);
+    await keysOf().revoke(agent.agentId, withGrace.key.id);
+    expect(await claimed()).toBeNull();
+    // a key of another agent is NOT_FOUND and changes nothing
+    await claims.claim(ana, cut.agentKey);
+    const other = await seedAgent();
+    const otherKeyId = (await keysOf().list(other.agentId)).keys[0]!.id;
+    await expect(keysOf().revoke(agent.agentId, otherKeyId, 'agent')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    expect(await claimed()).toBe(ana);
+  });
+});

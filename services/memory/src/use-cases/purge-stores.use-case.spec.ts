@@ -1,0 +1,108 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { JobData, JobName } from '@agent-memory/shared';
+import { FilesystemBlobStore, InProcessJobQueue, type JobQueue, PgliteDatabase, PURGE_RETRY, type RetryPolicy } from '@agent-memory/platform';
+import { MemoryMaintenanceRepository } from '../persistence/memory-maintenance.repository';
+import type { MemoryRepository, PurgeTask } from '../persistence/memory.repository';
+import { type MemoryPrismaClient, openMemoryPrisma } from '../persistence/prisma';
+import type { VectorIndex } from '../vector-index/vector-index.port';
+import { PurgeStoresUseCase } from './purge-stores.use-case';
+
+/** Two quick tries, so that a purge job dead-letters within the test; records the policy the use case asked for. */
+const SHORT_RETRY: RetryPolicy = { attempts: 2, backoffMs: 10, maxBackoffMs: 10 };
+class ShortRetryQueue extends InProcessJobQueue {
+  requested?: RetryPolicy;
+  override process<N extends JobName>(name: N, handler: (data: JobData<N>) => Promise<void>, retry?: RetryPolicy): void {
+    this.requested = retry;
+    super.process(name, handler, SHORT_RETRY);
+  }
+}
+
+/** Vector index whose deletes fail while `failing` (Qdrant or the vector-index service down). */
+function flakyIndex(): VectorIndex & { failing: boolean; deleted: string[] } {
+  const index = {
+    failing: false,
+    deleted: [] as string[],
+    async delete(_tenant: string, ids: readonly string[]) {
+      if (index.failing) throw new Error('vector index unavailable');
+      index.deleted.push(...ids);
+    },
+    async deleteTenant() {
+      if (index.failing) throw new Error('vector index unavailable');
+    },
+    async compact() {},
+  };
+  return index as unknown as VectorIndex & { failing: boolean; deleted: string[] };
+}
+
+describe('PurgeStoresUseCase sweep (PGlite purge tasks, in-process queue)', () => {
+  let db: PgliteDatabase;
+  let prisma: MemoryPrismaClient;
+  let dir: string;
+  beforeAll(async () => {
+    db = await PgliteDatabase.open('memory://');
+    prisma = await openMemoryPrisma(db);
+    dir = mkdtempSync(join(tmpdir(), 'am-purge-sweep-'));
+  }, 60_000);
+  afterAll(async () => {
+    await prisma.$disconnect();
+    await db.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('re-queues a task whose job dead-lettered during an outage; it completes once the index works', async () => {
+    const tasks = new Map<string, PurgeTask>();
+    const repository = {
+      findPurge: async (id: string) => tasks.get(id) ?? null,
+      pendingPurges: async () => [...tasks.values()],
+      completePurge: async (id: string) => {
+        tasks.delete(id);
+        await prisma.memoryPurgeTask.deleteMany({ where: { id } });
+      },
+    } as unknown as MemoryRepository;
+    const index = flakyIndex();
+    const blobs = new FilesystemBlobStore(join(dir, 'blobs'));
+    const jobs = new ShortRetryQueue();
+    const purge = new PurgeStoresUseCase(repository, new MemoryMaintenanceRepository(prisma), index, blobs, jobs);
+    await purge.start(60_000);
+    expect(jobs.requested).toEqual(PURGE_RETRY);
+
+    const task: PurgeTask = { id: 'prg_sweep', recordId: 'rec_1', memoryId: 'mem_1', blobKeys: ['records/rec_1/memories/mem_1'] };
+    await prisma.memoryPurgeTask.create({ data: { ...task, createdAt: new Date(Date.now() - 3 * 60_000) } });
+    tasks.set(task.id, task);
+    await blobs.put(task.blobKeys[0]!, Buffer.from('m'));
+
+    index.failing = true;
+    expect(await purge.runOrQueue(task)).toBe(false);
+    await jobs.drain();
+    expect(await jobs.failed()).toHaveLength(1);
+
+    index.failing = false;
+    expect(await purge.sweepPending()).toBe(1);
+    await jobs.drain();
+    expect(tasks.size).toBe(0);
+    expect(index.deleted).toEqual(['mem_1']);
+    expect(await blobs.get(task.blobKeys[0]!)).toBeNull();
+    expect(await purge.sweepPending()).toBe(0);
+    await purge.stop();
+    await purge.flushCompaction();
+    await jobs.close();
+  });
+
+  it('deletes memory idempotency keys past TTL + 1 h, and pending ones a day old', async () => {
+    const now = Date.now();
+    const hoursAgo = (h: number): Date => new Date(now - h * 3600_000);
+    await prisma.memoryIdempotencyKey.createMany({
+      data: [
+        { recordId: 'rec_1', key: 'completed-26h', requestHash: 'h', status: 'completed', createdAt: hoursAgo(26) },
+        { recordId: 'rec_1', key: 'completed-24.5h', requestHash: 'h', status: 'completed', createdAt: hoursAgo(24.5) },
+        { recordId: 'rec_1', key: 'pending-24.5h', requestHash: 'h', status: 'pending', createdAt: hoursAgo(24.5) },
+        { recordId: 'rec_1', key: 'pending-1h', requestHash: 'h', status: 'pending', createdAt: hoursAgo(1) },
+      ],
+    });
+    expect(await new MemoryMaintenanceRepository(prisma).deleteExpiredIdempotencyKeys(now)).toBe(2);
+    const left = (await prisma.memoryIdempotencyKey.findMany({ orderBy: { key: 'asc' } })).map((k) => k.key);
+    expect(left).toEqual(['completed-24.5h', 'pending-1h']);
+  });
+});

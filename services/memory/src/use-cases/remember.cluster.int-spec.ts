@@ -1,0 +1,183 @@
+import 'reflect-metadata';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { FilesystemBlobStore, InProcessJobQueue, PgDatabase } from '@agent-memory/platform';
+import { DomainError, newId, type RememberBody } from '@agent-memory/shared';
+import { createTestDatabase, HookedBlobStore, type TestDatabase } from '@agent-memory/testing';
+import { PrototypeMemoryTypeClassifier } from '../classification/prototype.memory-type-classifier';
+import { UseLiteEmbedder } from '../embedding/use-lite.embedder';
+import { MemoryMaintenanceRepository } from '../persistence/memory-maintenance.repository';
+import { MemoryRepository } from '../persistence/memory.repository';
+import { type MemoryPrismaClient, openMemoryPrisma } from '../persistence/prisma';
+import { embedDocument } from '../recall/document-embedding';
+import { ExtractiveSummariser } from '../summary/extractive.summariser';
+import { EmbeddedVectorIndex } from '../vector-index/embedded.vector-index';
+import { EnrichMemoryUseCase } from './enrich-memory.use-case';
+import { PurgeRecordUseCase } from './purge-record.use-case';
+import { PurgeStoresUseCase } from './purge-stores.use-case';
+import { RememberUseCase } from './remember.use-case';
+
+/** One memory-service replica: its own PostgreSQL pool and Prisma Client, sharing the index and blob store. */
+interface Replica {
+  db: PgDatabase;
+  prisma: MemoryPrismaClient;
+  repository: MemoryRepository;
+  remember: RememberUseCase;
+  purge: PurgeStoresUseCase;
+  purgeRecord: PurgeRecordUseCase;
+}
+
+/**
+ * Remember across two replicas of the memory service on the machine's PostgreSQL (a fresh database), with
+ * the real embedder, embedded vector index (standing in for the shared Qdrant) and filesystem blob store
+ * (standing in for S3): the path lock, forget and record-deletion races, and idempotency takeover.
+ */
+describe('remember with two replicas over PostgreSQL', () => {
+  let testDb: TestDatabase;
+  let dataDir: string;
+  let embedder: UseLiteEmbedder;
+  let index: EmbeddedVectorIndex;
+  let blobs: HookedBlobStore;
+  let replicas: Replica[];
+
+  beforeAll(async () => {
+    testDb = await createTestDatabase();
+    dataDir = mkdtempSync(join(tmpdir(), 'agent-memory-remember-cluster-'));
+    embedder = new UseLiteEmbedder();
+    index = new EmbeddedVectorIndex({ directory: join(dataDir, 'vectors') });
+    await index.open({ embedderId: embedder.id, dimension: embedder.dimension });
+    blobs = new HookedBlobStore(new FilesystemBlobStore(join(dataDir, 'blobs')));
+    replicas = [];
+    for (let i = 0; i < 2; i++) {
+      const db = new PgDatabase({ connectionString: testDb.url, poolSize: 5 });
+      const prisma = await openMemoryPrisma(db);
+      const repository = new MemoryRepository(prisma);
+      const jobs = new InProcessJobQueue();
+      const enrichment = new EnrichMemoryUseCase(repository, null, embedder, index, blobs, jobs);
+      const remember = new RememberUseCase(repository, prisma, embedder, new PrototypeMemoryTypeClassifier(embedder), new ExtractiveSummariser(), index, blobs, enrichment);
+      const purge = new PurgeStoresUseCase(repository, new MemoryMaintenanceRepository(prisma), index, blobs, jobs);
+      replicas.push({ db, prisma, repository, remember, purge, purgeRecord: new PurgeRecordUseCase(repository, purge) });
+    }
+  }, 120_000);
+
+  afterAll(async () => {
+    for (const r of replicas ?? []) {
+      await r.prisma.$disconnect();
+      await r.db.close();
+    }
+    await index?.close();
+    await embedder?.close?.();
+    await testDb?.drop();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  afterEach(() => {
+    blobs.hook = null;
+  });
+
+  const agentId = newId('agent');
+  const rows = (recordId: string) => replicas[0]!.prisma.memory.findMany({ where: { recordId } });
+  /** Cosine similarity of the stored vector of `id` to the embedding of `content` (absent vector: undefined). */
+  async function vectorScore(recordId: string, id: string, content: string): Promise<number | undefined> {
+    return (await index.scoreDense(await embedDocument(embedder, content), recordId, [id])).get(id);
+  }
+  async function domainCode(promise: Promise<unknown>): Promise<string> {
+    try {
+      await promise;
+      return 'none';
+    } catch (err) {
+      if (err instanceof DomainError) return err.code;
+      throw err;
+    }
+  }
+
+  it('two replicas remembering the same new path at once end with one memory whose id, blob and vector agree, named by both answers', async () => {
+    const recordId = newId('record');
+    const path = 'notes/coffee';
+    const bodies: RememberBody[] = [
+      { content: 'The espresso machine descales every second Monday of the month.', type: 'fact', path },
+      { content: 'Ground coffee for the office is ordered from the roaster on Elm Street.', type: 'fact', path },
+    ];
+    // Both replicas reach their write transaction only after both have done everything before it.
+    blobs.barrier(2);
+    const answers = await Promise.all(bodies.map((body, i) => replicas[i]!.remember.execute(agentId, recordId, body)));
+
+    const stored = await rows(recordId);
+    expect(stored).toHaveLength(1);
+    const row = stored[0]!;
+    // Defined outcome: the later transaction replaced the earlier memory in place; both answers name it.
+    expect(answers.map((a) => a.result.id)).toEqual([row.id, row.id]);
+    const content = (await blobs.get(row.blobKey))!.toString('utf8');
+    const later = bodies.findIndex((b) => b.content === content);
+    expect(later).toBeGreaterThanOrEqual(0);
+    const other = bodies[1 - later]!.content;
+    expect(await vectorScore(recordId, row.id, content)).toBeGreaterThan(0.99);
+    expect(await vectorScore(recordId, row.id, other)).toBeLessThan(0.99);
+    expect(await index.count(recordId)).toBe(1);
+    const log = await replicas[0]!.prisma.memoryWriteLog.findMany({ where: { recordId } });
+    expect(log.map((e) => e.memoryId)).toEqual([row.id, row.id]);
+  }, 60_000);
+
+  it('a remember that found a memory which a forget then removed writes a new memory that the forget purge leaves intact', async () => {
+    const recordId = newId('record');
+    const body: RememberBody = { content: 'The office Wi-Fi password rotates on the first of each month.', type: 'fact', path: 'notes/wifi' };
+    const first = await replicas[0]!.remember.execute(agentId, recordId, body);
+    const forgotten = (await replicas[1]!.repository.findByPath(recordId, 'notes/wifi'))!;
+    // The forget (replica 1) commits its metadata while replica 0's remember of the same content is between
+    // its reads and its write transaction; its store purge runs after that remember has committed.
+    let task: Awaited<ReturnType<MemoryRepository['forget']>> = null;
+    blobs.hook = async () => {
+      task = await replicas[1]!.repository.forget(forgotten);
+    };
+    const second = await replicas[0]!.remember.execute(agentId, recordId, body);
+    expect(task).not.toBeNull();
+    await replicas[1]!.purge.runOrQueue(task!);
+
+    expect(second.result.id).not.toBe(first.result.id);
+    const stored = await rows(recordId);
+    expect(stored.map((r) => r.id)).toEqual([second.result.id]);
+    expect((await blobs.get(stored[0]!.blobKey))?.toString('utf8')).toBe(body.content);
+    expect(await vectorScore(recordId, second.result.id, body.content)).toBeGreaterThan(0.99);
+    expect(await index.count(recordId)).toBe(1);
+  }, 60_000);
+
+  it('an idempotent remember whose claim was taken over after 30 s commits nothing and answers with the new owner’s memory', async () => {
+    const recordId = newId('record');
+    const body: RememberBody = { content: 'Invoices are approved by the finance lead before payment.', type: 'fact', idempotency_key: 'k-takeover' };
+    let takerAnswer: Awaited<ReturnType<RememberUseCase['execute']>> | undefined;
+    blobs.hook = async () => {
+      // Replica 0 stalls past IDEMPOTENCY_ABANDONED_AFTER_MS after its claim; a retry reaches replica 1.
+      await replicas[1]!.prisma.memoryIdempotencyKey.updateMany({ where: { recordId, key: 'k-takeover' }, data: { createdAt: new Date(Date.now() - 31_000) } });
+      takerAnswer = await replicas[1]!.remember.execute(agentId, recordId, body);
+    };
+    const original = await replicas[0]!.remember.execute(agentId, recordId, body);
+
+    expect(takerAnswer?.replayed).toBe(false);
+    expect(original).toEqual({ result: takerAnswer!.result, replayed: true });
+    const stored = await rows(recordId);
+    expect(stored.map((r) => r.id)).toEqual([takerAnswer!.result.id]);
+    expect(await index.count(recordId)).toBe(1);
+    expect(await blobs.list(`records/${recordId}/`)).toEqual([stored[0]!.blobKey]);
+  }, 60_000);
+
+  it('a remember whose transaction starts after its record was purged gets NOT_FOUND and leaves nothing', async () => {
+    const recordId = newId('record');
+    await replicas[0]!.remember.execute(agentId, recordId, { content: 'Standup is at 9:30 on weekdays.', type: 'fact', path: 'notes/standup' });
+    blobs.hook = async () => {
+      await replicas[1]!.purgeRecord.execute({ eventId: newId('record'), agentId, recordIds: [recordId], deletedAt: new Date().toISOString() });
+    };
+    const code = await domainCode(
+      replicas[0]!.remember.execute(agentId, recordId, { content: 'Retro is on Friday afternoons.', type: 'fact', path: 'notes/retro', idempotency_key: 'k-deleted' }),
+    );
+
+    expect(code).toBe('NOT_FOUND');
+    expect(await rows(recordId)).toEqual([]);
+    expect(await index.count(recordId)).toBe(0);
+    expect(await blobs.list(`records/${recordId}/`)).toEqual([]);
+    expect(await replicas[0]!.prisma.memoryWriteLog.count({ where: { recordId } })).toBe(0);
+    expect(await replicas[0]!.prisma.memoryIdempotencyKey.count({ where: { recordId } })).toBe(0);
+    // Later remembers into the deleted record are refused too.
+    expect(await domainCode(replicas[1]!.remember.execute(agentId, recordId, { content: 'Anything.', type: 'fact' }))).toBe('NOT_FOUND');
+  }, 60_000);
+});
