@@ -6,15 +6,15 @@ import { LoggerModule, Logger as PinoLogger } from 'nestjs-pino';
 import { AgentsModule } from '@agent-memory/agents';
 import { BillingModule } from '@agent-memory/billing';
 import { FilesModule } from '@agent-memory/files';
-import { configureGatewayApp, createGatewayHttpAdapter, GatewayModule, inMemoryRateLimiters } from '@agent-memory/gateway';
+import { configureGatewayApp, createGatewayHttpAdapter, GatewayModule, inMemoryRateLimiters, LOG_REDACT_PATHS, type PaymentSettlement } from '@agent-memory/gateway';
 import { MemoryModule } from '@agent-memory/memory';
-import { InProcessBus, InProcessServer, PlatformModule } from '@agent-memory/platform';
+import { BusMetricsInterceptor, connectMicroserviceWith, InProcessBus, InProcessServer, OpsModule, PlatformModule } from '@agent-memory/platform';
 import { RecordsModule } from '@agent-memory/records';
 import type { StandaloneConfig } from './standalone.config';
 
 @Module({})
 class StandaloneModule {
-  static forRoot(config: StandaloneConfig, bus: InProcessBus): DynamicModule {
+  static forRoot(config: StandaloneConfig, bus: InProcessBus, overrides: StandaloneOverrides): DynamicModule {
     return {
       module: StandaloneModule,
       imports: [
@@ -22,38 +22,46 @@ class StandaloneModule {
           pinoHttp: {
             level: config.logLevel,
             genReqId: (req) => (req as unknown as { id: string }).id,
-            redact: { paths: ['req.headers.authorization', 'req.headers.cookie', '*.agentKey', '*.walletPrivateKey'], censor: '[redacted]' },
+            redact: { paths: LOG_REDACT_PATHS, censor: '[redacted]' },
             customProps: () => ({ mode: 'standalone' }),
-            autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/readyz' },
+            autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/readyz' || req.url === '/metrics' },
           },
         }),
         PlatformModule.standalone({ dataDir: config.dataDir, busRequestTimeoutMs: config.busRequestTimeoutMs, bus }),
-        AgentsModule.forRoot({ keyPrefix: config.agentKeyPrefix }),
+        OpsModule.forService({ service: 'standalone' }),
+        AgentsModule.forRoot({ keyPrefix: config.agentKeyPrefix, keyRotationGraceSeconds: config.auth.keyRotationGraceSeconds, passkeys: config.auth.passkeys }),
         RecordsModule,
-        MemoryModule.forRoot({ embedder: config.embedder, vectorIndex: { kind: 'embedded', directory: join(config.dataDir, 'vectors') } }),
+        MemoryModule.forRoot({ embedder: config.embedder, vectorIndex: { kind: 'embedded', directory: join(config.dataDir, 'vectors') }, enrichment: config.enrichment }),
         FilesModule,
-        BillingModule,
+        BillingModule.forRoot({ sandboxCreditMicroUsd: config.sandboxCreditMicroUsd }),
         GatewayModule.forRoot(
           {
             rateLimitsEnabled: config.rateLimitsEnabled,
             anonymousPerMinute: config.anonymousPerMinute,
             billingMode: config.billingMode,
+            payments: config.payments,
             signatureWindowSeconds: config.signatureWindowSeconds,
           },
-          { rateLimiters: inMemoryRateLimiters(config.anonymousPerMinute), readiness: async () => ({ services: 'up' }) },
+          { rateLimiters: inMemoryRateLimiters(config.anonymousPerMinute), paymentSettlement: overrides.paymentSettlement },
         ),
       ],
     };
   }
 }
 
+/** Adapters a test may put in place of the configured ones. */
+export interface StandaloneOverrides {
+  /** Settlement of Payment credentials (tests: a local one instead of the chain; docs/billing.md). */
+  paymentSettlement?: PaymentSettlement;
+}
+
 /**
  * Builds the standalone application (DESIGN.md §2): every service module in one process, joined by the
  * in-process bus, on embedded adapters under `config.dataDir`. Call `listen` on the result to serve.
  */
-export async function createStandaloneApp(config: StandaloneConfig): Promise<NestFastifyApplication> {
+export async function createStandaloneApp(config: StandaloneConfig, overrides: StandaloneOverrides = {}): Promise<NestFastifyApplication> {
   const bus = new InProcessBus();
-  const app = await NestFactory.create<NestFastifyApplication>(StandaloneModule.forRoot(config, bus), createGatewayHttpAdapter(), {
+  const app = await NestFactory.create<NestFastifyApplication>(StandaloneModule.forRoot(config, bus, overrides), createGatewayHttpAdapter(), {
     bufferLogs: true,
     rawBody: true,
     // Throw start-up errors to the caller instead of exiting the process.
@@ -61,8 +69,9 @@ export async function createStandaloneApp(config: StandaloneConfig): Promise<Nes
   });
   app.useLogger(app.get(PinoLogger));
   app.enableShutdownHooks();
-  app.connectMicroservice({ strategy: new InProcessServer(bus) }, { inheritAppConfig: false });
-  configureGatewayApp(app);
+  // The gateway's envelope and filter stay off the bus handlers (inheritAppConfig false); they get the bus metrics.
+  connectMicroserviceWith(app, { strategy: new InProcessServer(bus) }, { interceptors: [app.get(BusMetricsInterceptor)] });
+  configureGatewayApp(app, { security: { hstsMaxAgeSeconds: config.hstsMaxAgeSeconds } });
   await app.startAllMicroservices();
   await app.init();
   return app;

@@ -1,0 +1,31 @@
+import { loadClusterConfig } from './cluster.config';
+
+const S3 = { S3_ENDPOINT: 'http://127.0.0.1:9000', S3_ACCESS_KEY: 'a', S3_SECRET_KEY: 'b' };
+const SECRET = { PAYMENT_SECRET_KEY: 'x'.repeat(32) };
+
+describe('cluster configuration (fails fast, naming the variable)', () => {
+  it('gives every process the documented defaults', () => {
+    const c = loadClusterConfig('gateway', { ...SECRET });
+    expect(c.env).toMatchObject({ NATS_URL: 'nats://127.0.0.1:4222', REDIS_URL: 'redis://127.0.0.1:6379', PORT: 8080, OPS_PORT: 9090, BILLING_MODE: 'enforce', MIGRATIONS: 'apply' });
+    expect(c.options).toMatchObject({ agentKeyPrefix: 'amk', rateLimitsEnabled: true, embedder: { kind: 'use-lite' } });
+  });
+
+  it.each([
+    ['an unknown process', 'worker', {}, /Unknown process "worker"/],
+    ['a bad port', 'agents', { OPS_PORT: '70000' }, /OPS_PORT: must be a number from 1 to 65535/],
+    ['a port that is not a number', 'agents', { OPS_PORT: 'abc' }, /OPS_PORT: .*\(got "abc"\)/],
+    ['a bad database URL', 'records', { DATABASE_URL: 'mysql://x' }, /DATABASE_URL: must be a postgres:\/\/ URL/],
+    ['files without S3', 'files', {}, /S3_ENDPOINT, S3_ACCESS_KEY, S3_SECRET_KEY are required by the files process/],
+    ['a gateway without the shared payment secret', 'gateway', {}, /PAYMENT_SECRET_KEY is required by a cluster gateway/],
+    ['a gateway in ledger mode without it too (top-ups take credentials in every mode)', 'gateway', { BILLING_MODE: 'ledger' }, /PAYMENT_SECRET_KEY/],
+    ['a bad billing mode', 'billing', { BILLING_MODE: 'free' }, /BILLING_MODE/],
+    ['an OpenAI-compatible embedder without its URL', 'memory', { ...S3, EMBEDDER: 'openai-compatible' }, /EMBEDDINGS_URL, EMBEDDINGS_MODEL, EMBEDDINGS_DIMENSION/],
+  ])('refuses %s', (_label, name, env, message) => {
+    expect(() => loadClusterConfig(name, env as NodeJS.ProcessEnv)).toThrow(message);
+  });
+
+  it('lets the other processes start without the payment secret, and S3-free processes without S3', () => {
+    for (const p of ['agents', 'records', 'billing', 'vector-index', 'migrate']) expect(loadClusterConfig(p, {}).s3).toBeUndefined();
+    expect(loadClusterConfig('memory', S3).s3).toMatchObject({ bucket: 'agent-memory', region: 'us-east-1' });
+  });
+});

@@ -1,0 +1,79 @@
+import { resolve } from 'node:path';
+import { z } from 'zod';
+import { type ServiceOptions, ServiceOptionsEnvSchema, serviceOptionsFromEnv } from '@agent-memory/config';
+import { env, parseEnv } from '@agent-memory/platform';
+
+/** The processes of cluster mode (one image; the first argument picks one). `migrate` is a one-shot job. */
+export const PROCESS_NAMES = ['gateway', 'agents', 'records', 'memory', 'memory-worker', 'files', 'billing', 'vector-index', 'migrate'] as const;
+export type ProcessName = (typeof PROCESS_NAMES)[number];
+
+const optionalUrl = z.url().optional();
+
+/**
+ * Environment of every cluster process (documented variable by variable in docs/configuration.md): the
+ * services' options shared with standalone ({@link ServiceOptionsEnvSchema}) plus the backends, ports and
+ * process settings. Parsed once at start-up; a bad or missing value stops the process naming it.
+ */
+export const ClusterEnvSchema = ServiceOptionsEnvSchema.extend({
+  NATS_URL: z.string().min(1).default('nats://127.0.0.1:4222'),
+  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').default('postgres://postgres@127.0.0.1:5432/agent_memory'),
+  DB_POOL_SIZE: env.int(10, 1),
+  MIGRATIONS: z.enum(['apply', 'verify']).default('apply'),
+  REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must be a redis:// URL').default('redis://127.0.0.1:6379'),
+  REDIS_KEY_PREFIX: z.string().regex(/^[A-Za-z0-9:_-]{1,64}$/).default('am'),
+  S3_ENDPOINT: optionalUrl,
+  S3_ACCESS_KEY: z.string().min(1).optional(),
+  S3_SECRET_KEY: z.string().min(1).optional(),
+  S3_BUCKET: z.string().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be a valid S3 bucket name').default('agent-memory'),
+  S3_REGION: z.string().min(1).default('us-east-1'),
+  QDRANT_URL: optionalUrl,
+  QDRANT_API_KEY: z.string().min(1).optional(),
+  QDRANT_COLLECTION_PREFIX: z.string().regex(/^[A-Za-z0-9_-]{1,32}$/).default('memories'),
+  DATA_DIR: z.string().min(1).default('./data/cluster'),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  PORT: env.port(8080),
+  OPS_PORT: env.port(9090),
+  BUS_REQUEST_TIMEOUT_MS: env.int(10_000, 100),
+  SHUTDOWN_TIMEOUT_MS: env.int(25_000, 1_000),
+  JOB_CONCURRENCY: env.int(4, 1),
+  BILLING_MODE: z.enum(['off', 'ledger', 'enforce']).default('enforce'),
+  RATE_LIMIT_ASSUMED_REPLICAS: env.int(1, 1),
+});
+export type ClusterEnv = z.output<typeof ClusterEnvSchema>;
+
+/** Typed configuration of one cluster process. */
+export interface ClusterConfig {
+  process: ProcessName;
+  env: ClusterEnv;
+  dataDir: string;
+  s3?: { endpoint: string; accessKey: string; secretKey: string; bucket: string; region: string };
+  /** The services' options, as in standalone mode (libs/config). */
+  options: ServiceOptions;
+}
+
+/** Which processes need which backends (so each validates only what it uses). */
+export const NEEDS = {
+  blobs: ['memory', 'memory-worker', 'files'],
+  jobs: ['memory', 'memory-worker', 'files'],
+  database: ['agents', 'records', 'memory', 'memory-worker', 'files', 'billing', 'migrate'],
+} as const satisfies Record<string, readonly ProcessName[]>;
+
+/**
+ * Parses the environment of process `name`; throws ConfigError (from parseEnv) or Error naming the bad
+ * or missing variable, e.g. `S3_ENDPOINT is required by the files process`.
+ */
+export function loadClusterConfig(name: string, source: NodeJS.ProcessEnv = process.env): ClusterConfig {
+  if (!(PROCESS_NAMES as readonly string[]).includes(name)) {
+    throw new Error(`Unknown process "${name}": expected one of ${PROCESS_NAMES.join(', ')}`);
+  }
+  const processName = name as ProcessName;
+  const e = parseEnv(ClusterEnvSchema, source);
+  let s3: ClusterConfig['s3'];
+  if ((NEEDS.blobs as readonly string[]).includes(processName)) {
+    const missing = (['S3_ENDPOINT', 'S3_ACCESS_KEY', 'S3_SECRET_KEY'] as const).filter((k) => e[k] === undefined);
+    if (missing.length > 0) throw new Error(`Invalid configuration: ${missing.join(', ')} ${missing.length > 1 ? 'are' : 'is'} required by the ${processName} process`);
+    s3 = { endpoint: e.S3_ENDPOINT!, accessKey: e.S3_ACCESS_KEY!, secretKey: e.S3_SECRET_KEY!, bucket: e.S3_BUCKET, region: e.S3_REGION };
+  }
+  const options = serviceOptionsFromEnv(e, { port: e.PORT, requirePaymentSecret: processName === 'gateway' });
+  return { process: processName, env: e, dataDir: resolve(e.DATA_DIR), s3, options };
+}

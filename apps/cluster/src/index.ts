@@ -1,0 +1,3 @@
+export * from './cluster.config';
+export * from './cluster.app';
+export * from './migrate.command';

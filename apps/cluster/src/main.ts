@@ -1,0 +1,28 @@
+import 'reflect-metadata';
+import { createClusterProcess, listenAddress } from './cluster.app';
+import { loadClusterConfig } from './cluster.config';
+import { runMigrateCommand } from './migrate.command';
+
+/**
+ * Entry of every cluster process (one image): `node -r @swc-node/register apps/cluster/src/main.ts <process>`
+ * where `<process>` is gateway | agents | records | memory | memory-worker | files | billing |
+ * vector-index | migrate [service ...]. Fails fast, naming the bad variable, on invalid configuration.
+ */
+async function main(): Promise<void> {
+  const name = process.argv[2] ?? 'gateway';
+  const config = loadClusterConfig(name);
+  if (config.process === 'migrate') {
+    for (const line of await runMigrateCommand(config, process.argv.slice(3))) process.stdout.write(`migrate ${line}\n`);
+    return;
+  }
+  const app = await createClusterProcess(config);
+  const { port, host } = listenAddress(config);
+  await app.listen({ port, host });
+  const what = config.process === 'gateway' ? `HTTP API on http://${host}:${port}` : `ops (health, metrics) on http://${host}:${port}`;
+  process.stdout.write(`agent-memory ${config.process} ready: ${what}, bus ${config.env.NATS_URL}\n`);
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`agent-memory ${process.argv[2] ?? ''} failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,108 @@
+import 'reflect-metadata';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { connect } from 'nats';
+import { startNatsServer, startS3TestServer } from '@agent-memory/testing';
+import { loadClusterConfig } from './cluster.config';
+
+/** Processes started by `npm run start:cluster`, in order (vector-index only without QDRANT_URL). */
+const PROCESSES = ['vector-index', 'agents', 'records', 'billing', 'files', 'memory', 'memory-worker', 'gateway'] as const;
+const MAIN = join(__dirname, 'main.ts');
+const OPS_PORT_BASE = 9101;
+
+async function waitReady(url: string, child: ChildProcess, name: string, timeoutMs = 180_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode} (see its log)`);
+    if (await fetch(`${url}/readyz`).then((r) => r.ok, () => false)) return;
+    await new Promise((r) => setTimeout(r, 300));
+  }
+  throw new Error(`${name} was not ready after ${timeoutMs / 1000} s`);
+}
+
+/**
+ * `npm run start:cluster`: every service as its own process against the PostgreSQL, Redis and NATS on
+ * 127.0.0.1 (or the URLs in the environment), s3rver for blobs when no S3_ENDPOINT is given, and the
+ * embedded vector index (its own `vector-index` process) when no QDRANT_URL is given. Logs go to
+ * `<DATA_DIR>/logs/<process>.log`; Ctrl-C stops everything gracefully.
+ */
+async function main(): Promise<void> {
+  const base = loadClusterConfig('migrate'); // the shared variables; each process checks its own at start
+  const dataDir = base.dataDir;
+  mkdirSync(join(dataDir, 'logs'), { recursive: true });
+  // the children parse the same environment themselves (plus what this launcher adds below)
+  const env: Record<string, string> = { ...(process.env as Record<string, string>), DATA_DIR: dataDir };
+  // One payment-challenge secret for every gateway replica, kept across restarts (a Secret in Kubernetes).
+  if (!base.env.PAYMENT_SECRET_KEY) {
+    const secretFile = join(dataDir, 'payment-secret');
+    if (!existsSync(secretFile)) writeFileSync(secretFile, randomBytes(32).toString('base64'), { mode: 0o600 });
+    env.PAYMENT_SECRET_KEY = readFileSync(secretFile, 'utf8').trim();
+  }
+  let s3: Awaited<ReturnType<typeof startS3TestServer>> | undefined;
+  if (!base.env.S3_ENDPOINT) {
+    s3 = await startS3TestServer({ directory: join(dataDir, 's3') });
+    Object.assign(env, { S3_ENDPOINT: s3.endpoint, S3_ACCESS_KEY: s3.accessKey, S3_SECRET_KEY: s3.secretKey, S3_REGION: s3.region });
+    process.stdout.write(`blobs: s3rver on ${s3.endpoint} (data in ${join(dataDir, 's3')})\n`);
+  }
+  // A 1 MB file travels in one NATS message: the server must accept 8 MB (docs/configuration.md).
+  const nc = await connect({ servers: base.env.NATS_URL, timeout: 3_000 }).catch(() => undefined);
+  const maxPayload = nc?.info?.max_payload ?? 0;
+  await nc?.close();
+  let privateNats: Awaited<ReturnType<typeof startNatsServer>> | undefined;
+  if (maxPayload < 8 * 1024 * 1024) {
+    privateNats = await startNatsServer();
+    env.NATS_URL = privateNats.url;
+    process.stdout.write(
+      nc
+        ? `NATS at ${base.env.NATS_URL} allows ${maxPayload} bytes per message (8 MB needed for 1 MB files): using a private nats-server with JetStream on ${privateNats.url}\n`
+        : `no NATS at ${base.env.NATS_URL}: using a private nats-server with JetStream on ${privateNats.url}\n`,
+    );
+  }
+  const children: Array<{ name: string; child: ChildProcess }> = [];
+  const spawnProcess = (name: string, extra: Record<string, string>) => {
+    const child = spawn(process.execPath, ['-r', '@swc-node/register', MAIN, name], { env: { ...env, ...extra }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const log = createWriteStream(join(dataDir, 'logs', `${name}.log`), { flags: 'a' });
+    child.stdout!.pipe(log);
+    child.stderr!.pipe(log);
+    children.push({ name, child });
+    return child;
+  };
+  const stop = async () => {
+    for (const { child } of [...children].reverse()) child.kill('SIGTERM');
+    await Promise.all(children.map(({ child }) => (child.exitCode === null ? new Promise((r) => child.once('exit', r)) : undefined)));
+    await s3?.stop();
+    await privateNats?.destroy();
+    process.exit(0);
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+
+  const migrate = spawnProcess('migrate', {});
+  const code = await new Promise<number | null>((r) => migrate.once('exit', r));
+  if (code !== 0) throw new Error(`migrate failed (exit ${code}); see ${join(dataDir, 'logs', 'migrate.log')}`);
+  process.stdout.write(`migrations applied to ${base.env.DATABASE_URL.replace(/\/\/[^@]*@/, '//')}\n`);
+
+  const list = PROCESSES.filter((p) => p !== 'vector-index' || !base.env.QDRANT_URL);
+  let opsPort = OPS_PORT_BASE;
+  const started: Promise<void>[] = [];
+  for (const name of list) {
+    const port = name === 'gateway' ? base.env.PORT : opsPort++;
+    const child = spawnProcess(name, name === 'gateway' ? { PORT: String(port) } : { OPS_PORT: String(port) });
+    const ready = waitReady(`http://127.0.0.1:${port}`, child, name).then(() => {
+      process.stdout.write(`  ${name.padEnd(13)} ready  (${name === 'gateway' ? 'API' : 'ops'} on :${port})\n`);
+    });
+    // memory opens the shared vector index at start: let vector-index come up first
+    if (name === 'vector-index') await ready;
+    else started.push(ready);
+  }
+  await Promise.all(started);
+  const host = base.env.HOST === '0.0.0.0' ? '127.0.0.1' : base.env.HOST;
+  process.stdout.write(`\nagent-memory (cluster) listening on http://${host}:${base.env.PORT}  ·  API docs http://${host}:${base.env.PORT}/docs  ·  logs in ${resolve(dataDir, 'logs')}\n`);
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`start:cluster failed: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});
