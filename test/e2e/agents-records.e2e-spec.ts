@@ -1,10 +1,10 @@
-import { ApiClient, startStandaloneServer, type TestServer } from '@agent-memory/testing';
+import { ApiClient, type E2eServer, startE2eServer } from '@agent-memory/testing';
 
-let server: TestServer;
+let server: E2eServer;
 let api: ApiClient;
 
 beforeAll(async () => {
-  server = await startStandaloneServer();
+  server = await startE2eServer();
   api = new ApiClient(server.url);
 }, 120_000);
 afterAll(() => server?.close({ removeData: true }));

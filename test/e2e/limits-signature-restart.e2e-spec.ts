@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { signatureMessage } from '@agent-memory/gateway';
-import { ApiClient, startStandaloneServer, type TestServer } from '@agent-memory/testing';
+import { ApiClient, type E2eServer, startE2eServer } from '@agent-memory/testing';
 
-let server: TestServer;
+let server: E2eServer;
 let api: ApiClient;
 
 beforeAll(async () => {
-  server = await startStandaloneServer();
+  server = await startE2eServer();
   api = new ApiClient(server.url);
 }, 120_000);
 afterAll(() => server?.close({ removeData: true }));
@@ -123,28 +123,22 @@ describe('wallet signatures on raw blob access (local mode)', () => {
 });
 
 describe('restart', () => {
-  it('keeps agents, records, memories, files and the vector index across a restart of the process', async () => {
-    const first = await startStandaloneServer();
-    const before = new ApiClient(first.url);
+  it('keeps agents, records, memories, files and the vector index across a restart of every process', async () => {
+    // the suite's server (this is the file's last case): fresh data of its own, then a full restart
+    const before = new ApiClient(server.url);
     const { agentKey: key, recordId } = await before.createAgent({ name: 'durable' });
     const base = `/api/v1/records/${recordId}`;
     const memory = (await before.request('POST', `${base}/remember`, { key, body: { content: 'Caroline adopted a grey cat named Pixel last spring.', path: 'pets/pixel' } })).data;
     await before.request('POST', `${base}/remember`, { key, body: { content: 'Forget me later.', path: 'tmp' } });
     await before.request('DELETE', `${base}/remember?path=tmp`, { key });
     await before.request('POST', `${base}/write`, { key, body: { path: 'notes.md', content: '# notes' } });
-    await first.close();
-
-    const second = await startStandaloneServer({ dataDir: first.dataDir });
-    try {
-      const after = new ApiClient(second.url);
-      expect((await after.request('GET', '/api/v1/agents', { key })).data.recordId).toBe(recordId);
-      const recall = (await after.request('POST', `${base}/recall`, { key, body: { query: 'What is the name of the cat?' } })).data;
-      expect(recall.memories.map((m: any) => m.id)).toEqual([memory.id]);
-      expect((await after.request('GET', `${base}/read?path=notes.md`, { key })).data.content).toBe('# notes');
-      const ctx = (await after.request('GET', `${base}/context`, { key })).data;
-      expect(Object.values(ctx).flat().map((m: any) => m.path)).toEqual(['pets/pixel']);
-    } finally {
-      await second.close({ removeData: true });
-    }
+    await server.restart();
+    const after = new ApiClient(server.url);
+    expect((await after.request('GET', '/api/v1/agents', { key })).data.recordId).toBe(recordId);
+    const recall = (await after.request('POST', `${base}/recall`, { key, body: { query: 'What is the name of the cat?' } })).data;
+    expect(recall.memories.map((m: any) => m.id)).toEqual([memory.id]);
+    expect((await after.request('GET', `${base}/read?path=notes.md`, { key })).data.content).toBe('# notes');
+    const ctx = (await after.request('GET', `${base}/context`, { key })).data;
+    expect(Object.values(ctx).flat().map((m: any) => m.path)).toEqual(['pets/pixel']);
   }, 180_000);
 });

@@ -1,30 +1,24 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BusClient } from '@agent-memory/platform';
 import { SUBJECTS, UsageSummarySchema } from '@agent-memory/shared';
-import { ApiClient, startStandaloneServer, type TestServer } from '@agent-memory/testing';
+import { ApiClient, type E2eServer, eventually, startE2eServer } from '@agent-memory/testing';
 
-let server: TestServer;
+let server: E2eServer;
 let api: ApiClient;
 
 beforeAll(async () => {
-  server = await startStandaloneServer();
+  server = await startE2eServer();
   api = new ApiClient(server.url);
 }, 120_000);
 afterAll(() => server?.close({ removeData: true }));
 
-/** Every blob file under a record's prefix in the standalone blob store. */
-function blobFiles(recordId: string): string[] {
-  const root = join(server.dataDir, 'blobs', 'records', recordId);
-  try {
-    return readdirSync(root, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => e.name);
-  } catch {
-    return [];
-  }
+/** Every blob under a record's prefix, in whichever blob store the mode uses (filesystem or S3). */
+function blobFiles(recordId: string): Promise<string[]> {
+  return server.blobKeys(`records/${recordId}/`);
 }
 
 async function ledger(agentId: string) {
-  return server.app.get(BusClient).request(SUBJECTS.billing.usage, { agentId, limit: 1000, offset: 0 }, UsageSummarySchema);
+  return server.bus().request(SUBJECTS.billing.usage, { agentId, limit: 1000, offset: 0 }, UsageSummarySchema);
 }
 
 async function freshAgent() {
@@ -131,21 +125,21 @@ describe('forget', () => {
     await api.request('POST', `${base}/remember`, { key, body: { content: 'The launch code word is mango.', path: 'secrets/launch' } });
     const m2 = (await api.request('POST', `${base}/remember`, { key, body: { content: 'The wifi password is hunter2.' } })).data;
     const m3 = (await api.request('POST', `${base}/remember`, { key, body: { content: 'Keep this one about apples.', path: 'keep' } })).data;
-    expect(blobFiles(recordId)).toHaveLength(4); // two versions of m1, m2, m3
+    expect(await blobFiles(recordId)).toHaveLength(4); // two versions of m1, m2, m3
 
     const byPathQuery = await api.request('DELETE', `${base}/remember?path=secrets/launch`, { key });
     expect(byPathQuery.data).toEqual({ deleted: true, path: 'secrets/launch' });
     const byIdBody = await api.request('DELETE', `${base}/remember`, { key, body: { id: m2.id } });
     expect(byIdBody.data).toEqual({ deleted: true, path: m2.path });
 
-    expect(blobFiles(recordId)).toHaveLength(1);
+    expect(await blobFiles(recordId)).toHaveLength(1);
     const recall = (await api.request('POST', `${base}/recall`, { key, body: { query: 'launch code word wifi password', limit: 50 } })).data;
     expect(recall.memories.map((m: any) => m.id)).toEqual([m3.id]);
     const ctx = (await api.request('GET', `${base}/context`, { key })).data;
     expect(Object.values(ctx).flat().map((m: any) => m.id)).toEqual([m3.id]);
     // the vector index's files no longer hold the forgotten vectors once the purge's compaction ran
     await new Promise((r) => setTimeout(r, 3_000));
-    const indexFiles = readdirSync(join(server.dataDir, 'vectors')).map((f) => readFileSync(join(server.dataDir, 'vectors', f), 'utf8')).join('\n');
+    const indexFiles = readdirSync(server.vectorIndexDir).map((f) => readFileSync(join(server.vectorIndexDir, f), 'utf8')).join('\n');
     expect(indexFiles).toContain(m3.id);
     expect(indexFiles).not.toContain(m1.id);
     expect(indexFiles).not.toContain(m2.id);
@@ -255,9 +249,10 @@ describe('record deletion', () => {
     const base = `/api/v1/records/${recordId}`;
     await api.request('POST', `${base}/remember`, { key, body: { content: 'to be purged', path: 'p' } });
     await api.request('POST', `${base}/write`, { key, body: { path: 'f', content: 'purge me' } });
-    expect(blobFiles(recordId)).toHaveLength(2);
+    expect(await blobFiles(recordId)).toHaveLength(2);
     expect((await api.request('DELETE', base, { key })).data).toMatchObject({ deleted: true, id: recordId });
-    expect(blobFiles(recordId)).toEqual([]);
+    // standalone purges before answering; cluster purges from the durable event right after
+    await eventually(async () => expect(await blobFiles(recordId)).toEqual([]));
     expect((await api.request('POST', `${base}/recall`, { key, body: { query: 'purged' } })).code).toBe('NOT_FOUND');
   });
 });

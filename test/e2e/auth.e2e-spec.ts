@@ -1,0 +1,383 @@
+import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
+import { signatureMessage } from '@agent-memory/gateway';
+import { ApiClient, createPasskeyDevice, type E2eServer, type PasskeyDevice, startE2eServer } from '@agent-memory/testing';
+import { SUBJECTS, UsageSummarySchema } from '@agent-memory/shared';
+
+/**
+ * Authentication end to end (docs/authentication.md): agent key rotation and revocation, live/test
+ * separation, wallet signatures on a local agent's own records, passkey sign-up/sign-in/sign-out with a
+ * software authenticator, claiming and managing an agent, security headers and body limits.
+ */
+const ORIGIN = 'http://localhost:8080';
+let server: E2eServer;
+let api: ApiClient;
+
+beforeAll(async () => {
+  server = await startE2eServer({ env: { PASSKEY_ORIGINS: ORIGIN, PASSKEY_RP_ID: 'localhost', BILLING_MODE: 'ledger' } });
+  api = new ApiClient(server.url);
+}, 180_000);
+afterAll(() => server?.close({ removeData: true }));
+
+const passkey = (token: string) => ({ authorization: `Passkey ${token}` });
+
+/** secp256k1's group order (SEC 2, §2.4.1). */
+const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
+
+/** The other spellings of a canonical signature that ecrecover-style verifiers accept: `v` as 00/01, and `(r, n - s)` with the recovery bit flipped. */
+function malleated(signature: string): { lowV: string; highS: string } {
+  const r = signature.slice(2, 66);
+  const s = BigInt(`0x${signature.slice(66, 130)}`);
+  const v = signature.slice(130);
+  return {
+    lowV: `0x${r}${signature.slice(66, 130)}${v === '1b' ? '00' : '01'}`,
+    highS: `0x${r}${(SECP256K1_N - s).toString(16).padStart(64, '0')}${v === '1b' ? '1c' : '1b'}`,
+  };
+}
+
+let lastTimestamp = 0;
+/**
+ * Signs one request as `account` (docs/authentication.md, "The signed message") and sends it. Signatures
+ * are deterministic and single use, so each request gets its own timestamp (seconds, within the window).
+ */
+async function signedRequest(account: PrivateKeyAccount, method: string, pathWithQuery: string, body?: unknown) {
+  const timestamp = (lastTimestamp = Math.max(Math.floor(Date.now() / 1000), lastTimestamp + 1));
+  const raw = body === undefined ? '' : JSON.stringify(body);
+  const signature = await account.signMessage({ message: signatureMessage({ method, pathWithQuery, timestamp, body: raw }) });
+  return api.request(method, pathWithQuery, {
+    headers: { authorization: `Signature ${timestamp}:${account.address}:${signature}` },
+    ...(body === undefined ? {} : { rawBody: raw, contentType: 'application/json' }),
+  });
+}
+
+describe('agent keys: list, rotate with a grace period, revoke', () => {
+  it('rotates: the new key works at once, the old one during the grace period; revoking ends a key at once', async () => {
+    const { agentKey: first, agentId } = await api.createAgent({ name: 'rotator' });
+    const listed = (await api.request('GET', '/api/v1/agents/keys', { key: first })).data.keys;
+    expect(listed).toEqual([{ id: expect.stringMatching(/^key_/), displayPrefix: first.slice(0, 13), environment: 'live', status: 'active', createdAt: expect.any(String), expiresAt: null, revokedAt: null }]);
+    expect(JSON.stringify(listed)).not.toContain(first.slice(13));
+
+    const rotated = await api.request('POST', '/api/v1/agents/keys/rotate', { key: first, body: { graceSeconds: 3600 } });
+    expect(rotated.status).toBe(200);
+    const second: string = rotated.data.agentKey;
+    expect(second).toMatch(/^amk_live_[0-9A-Za-z]{43}$/);
+    expect(rotated.data.previousKeys).toEqual([expect.objectContaining({ id: listed[0].id, status: 'expiring' })]);
+    const expiresIn = Date.parse(rotated.data.previousKeys[0].expiresAt) - Date.now();
+    expect(expiresIn).toBeGreaterThan(3590_000);
+    expect(expiresIn).toBeLessThanOrEqual(3600_000);
+    expect((await api.request('GET', '/api/v1/agents', { key: first })).data.id).toBe(agentId);
+    expect((await api.request('GET', '/api/v1/agents', { key: second })).data.id).toBe(agentId);
+
+    const revoked = await api.request('POST', `/api/v1/agents/keys/${listed[0].id}/revoke`, { key: second });
+    expect(revoked.data).toMatchObject({ revoked: true, key: { id: listed[0].id, status: 'revoked' } });
+    const refused = await api.request('GET', '/api/v1/agents', { key: first });
+    expect([refused.status, refused.code]).toEqual([401, 'UNAUTHORIZED']);
+
+    // without a body the default grace applies (24 h); with 0 the old keys end at once
+    const third = (await api.request('POST', '/api/v1/agents/keys/rotate', { key: second })).data;
+    expect(Date.parse(third.previousKeys[0].expiresAt) - Date.now()).toBeGreaterThan(23 * 3600_000);
+    const fourth = (await api.request('POST', '/api/v1/agents/keys/rotate', { key: third.agentKey, body: { graceSeconds: 0 } })).data;
+    for (const old of [second, third.agentKey]) expect((await api.request('GET', '/api/v1/agents', { key: old })).code).toBe('UNAUTHORIZED');
+    expect((await api.request('GET', '/api/v1/agents', { key: fourth.agentKey })).status).toBe(200);
+    expect((await api.request('GET', '/api/v1/agents/keys', { key: fourth.agentKey })).data.keys.map((k: any) => k.status)).toEqual(['active', 'expired', 'expired', 'revoked']);
+  });
+
+  it('refuses a grace period beyond 7 days and unknown fields', async () => {
+    const { agentKey } = await api.createAgent({ name: 'strict rotator' });
+    for (const body of [{ graceSeconds: 604_801 }, { graceSeconds: -1 }, { graceSeconds: '60' }, { grace: 60 }]) {
+      expect((await api.request('POST', '/api/v1/agents/keys/rotate', { key: agentKey, body })).code).toBe('VALIDATION_ERROR');
+    }
+  });
+});
+
+describe('environments', () => {
+  it('a test key on live data is FORBIDDEN, exactly as on a record that does not exist; a live key gets NOT_FOUND for both; its own test data fine', async () => {
+    const live = await api.createAgent({ name: 'live agent' });
+    const test = await api.createAgent({ name: 'test agent', environment: 'test' });
+    const otherTest = await api.createAgent({ name: 'other test agent', environment: 'test' });
+    const otherLive = await api.createAgent({ name: 'other live agent' });
+    expect(test.agentKey).toMatch(/^amk_test_/);
+    const nowhere = 'rec_0000000000000000000000';
+    // A test key: one answer, body and all, whether the record is live, another test agent's, or nowhere (no existence oracle).
+    const asTest = async (recordId: string) => api.request('GET', `/api/v1/records/${recordId}/context`, { key: test.agentKey });
+    const onLive = await asTest(live.recordId);
+    expect([onLive.status, onLive.code]).toEqual([403, 'FORBIDDEN']);
+    expect(onLive.body.success === false && onLive.body.error.message).toMatch(/test key cannot access live data/);
+    for (const id of [nowhere, otherTest.recordId]) expect((await asTest(id)).body).toEqual(onLive.body);
+    // A live key: NOT_FOUND alike for a test agent's record, another live agent's and a nonexistent one.
+    const asLive = async (recordId: string) => api.request('POST', `/api/v1/records/${recordId}/remember`, { key: live.agentKey, body: { content: 'x' } });
+    const liveOnTest = await asLive(test.recordId);
+    expect([liveOnTest.status, liveOnTest.code]).toEqual([404, 'NOT_FOUND']);
+    for (const id of [nowhere, otherLive.recordId]) expect((await asLive(id)).body).toEqual(liveOnTest.body);
+    expect((await api.request('GET', `/api/v1/records/${live.recordId}`, { key: otherLive.agentKey })).code).toBe('NOT_FOUND');
+    expect((await api.request('POST', `/api/v1/records/${test.recordId}/remember`, { key: test.agentKey, body: { content: 'test memory', type: 'fact' } })).status).toBe(200);
+    const rotated = (await api.request('POST', '/api/v1/agents/keys/rotate', { key: test.agentKey })).data;
+    expect(rotated.agentKey).toMatch(/^amk_test_/);
+  });
+});
+
+describe('wallet signatures on a local agent’s own records', () => {
+  const wallet = privateKeyToAccount(generatePrivateKey());
+  let agent: { agentId: string; recordId: string; agentKey: string };
+
+  beforeAll(async () => {
+    agent = await api.createAgent({ name: 'signing agent', mode: 'local', walletAddress: wallet.address });
+  });
+
+  it('reads and writes records, memories, files and keys with signatures only', async () => {
+    const base = `/api/v1/records/${agent.recordId}`;
+    expect((await signedRequest(wallet, 'GET', '/api/v1/agents')).data).toMatchObject({ id: agent.agentId, mode: 'local' });
+    const created = await signedRequest(wallet, 'POST', '/api/v1/records', { name: 'signed record' });
+    expect(created.status).toBe(201);
+    expect((await signedRequest(wallet, 'GET', '/api/v1/records?limit=5')).data.total).toBe(2);
+    expect((await signedRequest(wallet, 'PATCH', `/api/v1/records/${created.data.id}`, { tags: ['signed'] })).data.tags).toEqual(['signed']);
+    const memory = await signedRequest(wallet, 'POST', `${base}/remember`, { content: 'Signed requests need no key.', path: 'auth/signed', type: 'fact' });
+    expect(memory.data).toMatchObject({ path: 'auth/signed', type: 'fact' });
+    expect((await signedRequest(wallet, 'POST', `${base}/recall`, { query: 'signed requests', limit: 1 })).data.memories[0].id).toBe(memory.data.id);
+    expect((await signedRequest(wallet, 'GET', `${base}/context`)).data.fact).toHaveLength(1);
+    expect((await signedRequest(wallet, 'POST', `${base}/write`, { path: 'notes.md', content: 'signed' })).status).toBe(200);
+    expect((await signedRequest(wallet, 'GET', `${base}/read?path=notes.md`)).data.content).toBe('signed');
+    expect((await signedRequest(wallet, 'DELETE', `${base}/remember?path=auth/signed`)).data).toEqual({ deleted: true, path: 'auth/signed' });
+    expect((await signedRequest(wallet, 'GET', '/api/v1/agents/keys')).data.keys).toHaveLength(1);
+    expect((await signedRequest(wallet, 'DELETE', `/api/v1/records/${created.data.id}`)).data.deleted).toBe(true);
+    // the usage ledger records the method
+    const usage = await server.bus().request(SUBJECTS.billing.usage, { agentId: agent.agentId, limit: 100, offset: 0 }, UsageSummarySchema);
+    expect(new Set(usage.entries.map((e) => e.paymentMethod))).toEqual(new Set(['signature']));
+  });
+
+  it('a wallet whose agent lost its key can rotate one back', async () => {
+    const keys = (await signedRequest(wallet, 'GET', '/api/v1/agents/keys')).data.keys;
+    expect((await signedRequest(wallet, 'POST', `/api/v1/agents/keys/${keys[0].id}/revoke`)).data.revoked).toBe(true);
+    const fresh = (await signedRequest(wallet, 'POST', '/api/v1/agents/keys/rotate')).data.agentKey;
+    expect((await api.request('GET', '/api/v1/agents', { key: fresh })).data.id).toBe(agent.agentId);
+  });
+
+  it('a signed request is single-use in every encoding of its signature (v as 00/01, high s): 401, nothing changed', async () => {
+    const keysBefore = (await signedRequest(wallet, 'GET', '/api/v1/agents/keys')).data.keys;
+    const timestamp = (lastTimestamp = Math.max(Math.floor(Date.now() / 1000), lastTimestamp + 1));
+    const path = '/api/v1/agents/keys/rotate';
+    const signature = await wallet.signMessage({ message: signatureMessage({ method: 'POST', pathWithQuery: path, timestamp, body: '' }) });
+    const send = (sig: string) => api.request('POST', path, { headers: { authorization: `Signature ${timestamp}:${wallet.address}:${sig}` } });
+    const first = await send(signature);
+    expect(first.status).toBe(200);
+    const { lowV, highS } = malleated(signature);
+    for (const variant of [lowV, highS, malleated(highS).lowV, signature]) {
+      const replay = await send(variant);
+      expect([replay.status, replay.code]).toEqual([401, 'UNAUTHORIZED']);
+    }
+    // exactly the one rotation happened: one new key, nothing else
+    const keysAfter = (await signedRequest(wallet, 'GET', '/api/v1/agents/keys')).data.keys;
+    expect(keysAfter).toHaveLength(keysBefore.length + 1);
+    expect(keysAfter[0].id).toBe(first.data.key.id);
+  });
+
+  it('gives one wallet to one local agent only', async () => {
+    const again = await api.request('POST', '/api/v1/agents', { body: { name: 'copycat', mode: 'local', walletAddress: wallet.address } });
+    expect([again.status, again.code]).toEqual([400, 'VALIDATION_ERROR']);
+    // a cloud agent may carry the same address (its signatures are refused anyway)
+    expect((await api.request('POST', '/api/v1/agents', { body: { name: 'cloud twin', walletAddress: wallet.address } })).status).toBe(201);
+    expect((await signedRequest(wallet, 'GET', '/api/v1/agents')).data.id).toBe(agent.agentId);
+  });
+});
+
+describe('passkeys for humans', () => {
+  let device: PasskeyDevice;
+  let token: string;
+  let humanId: string;
+  let agent: { agentId: string; agentKey: string; recordId: string };
+
+  beforeAll(async () => {
+    device = createPasskeyDevice(ORIGIN);
+    agent = await api.createAgent({ name: 'owned agent' });
+    const base = `/api/v1/records/${agent.recordId}`;
+    await api.request('POST', `${base}/remember`, { key: agent.agentKey, body: { content: 'Ana prefers tea over coffee.', path: 'prefs/tea', type: 'fact' } });
+    await api.request('POST', `${base}/write`, { key: agent.agentKey, body: { path: 'todo.md', content: '- water the plants' } });
+  });
+
+  it('registers with a passkey and is signed in at once', async () => {
+    const opts = await api.request('POST', '/api/v1/auth/passkey/register/options', { body: { name: 'Ana' } });
+    expect(opts.status).toBe(200);
+    expect(opts.data.options).toMatchObject({ rp: { id: 'localhost', name: 'agent-memory' }, user: { name: 'Ana' }, challenge: expect.any(String), authenticatorSelection: { residentKey: 'required', userVerification: 'required' } });
+    const verified = await api.request('POST', '/api/v1/auth/passkey/register/verify', { body: { response: device.create(opts.data.options) } });
+    expect(verified.status).toBe(200);
+    expect(verified.data).toMatchObject({ token: expect.stringMatching(/^amk_session_/), human: { id: expect.stringMatching(/^hum_/), name: 'Ana', passkeys: [expect.any(Object)] } });
+    expect(Date.parse(verified.data.expiresAt) - Date.now()).toBeGreaterThan(11.9 * 3600_000);
+    humanId = verified.data.human.id;
+    expect((await api.request('GET', '/api/v1/humans/me', { headers: passkey(verified.data.token) })).data.id).toBe(humanId);
+  });
+
+  it('signs in with the passkey (no user name) and out again', async () => {
+    const opts = (await api.request('POST', '/api/v1/auth/passkey/login/options', { body: {} })).data;
+    expect(opts.options.allowCredentials ?? []).toEqual([]);
+    const session = (await api.request('POST', '/api/v1/auth/passkey/login/verify', { body: { response: device.get(opts.options) } })).data;
+    expect(session.human.id).toBe(humanId);
+    expect(session.human.passkeys[0].lastUsedAt).not.toBeNull();
+    const out = await api.request('POST', '/api/v1/auth/logout', { headers: passkey(session.token) });
+    expect(out.data).toEqual({ loggedOut: true });
+    expect((await api.request('GET', '/api/v1/humans/me', { headers: passkey(session.token) })).code).toBe('UNAUTHORIZED');
+    // a fresh sign-in for the next cases
+    const again = (await api.request('POST', '/api/v1/auth/passkey/login/options', { body: {} })).data;
+    token = (await api.request('POST', '/api/v1/auth/passkey/login/verify', { body: { response: device.get(again.options) } })).data.token;
+  });
+
+  it('adds a second passkey while signed in', async () => {
+    const laptop = createPasskeyDevice(ORIGIN);
+    const opts = (await api.request('POST', '/api/v1/auth/passkey/register/options', { headers: passkey(token), body: {} })).data;
+    const added = (await api.request('POST', '/api/v1/auth/passkey/register/verify', { body: { response: laptop.create(opts.options) } })).data;
+    expect(added.human).toMatchObject({ id: humanId, passkeys: [expect.any(Object), expect.any(Object)] });
+    const opts2 = (await api.request('POST', '/api/v1/auth/passkey/login/options', { body: {} })).data;
+    expect((await api.request('POST', '/api/v1/auth/passkey/login/verify', { body: { response: laptop.get(opts2.options) } })).data.human.id).toBe(humanId);
+  });
+
+  it('claims an agent with its key once, then reads its records, memories, files and usage', async () => {
+    const claimed = await api.request('POST', '/api/v1/humans/me/agents', { headers: passkey(token), body: { agentKey: agent.agentKey } });
+    expect(claimed.status).toBe(201);
+    expect(claimed.data).toMatchObject({ id: agent.agentId, name: 'owned agent', claimedAt: expect.any(String) });
+    expect((await api.request('GET', '/api/v1/humans/me/agents', { headers: passkey(token) })).data.agents.map((a: any) => a.id)).toEqual([agent.agentId]);
+    const me = `/api/v1/humans/me/agents/${agent.agentId}`;
+    expect((await api.request('GET', me, { headers: passkey(token) })).data.id).toBe(agent.agentId);
+    expect((await api.request('GET', `${me}/records`, { headers: passkey(token) })).data.records.map((r: any) => r.id)).toEqual([agent.recordId]);
+    const base = `/api/v1/records/${agent.recordId}`;
+    expect((await api.request('GET', base, { headers: passkey(token) })).data.id).toBe(agent.recordId);
+    expect((await api.request('GET', `${base}/context`, { headers: passkey(token) })).data.fact[0].content).toBe('Ana prefers tea over coffee.');
+    expect((await api.request('POST', `${base}/recall`, { headers: passkey(token), body: { query: 'tea or coffee?' } })).data.count).toBe(1);
+    expect((await api.request('GET', `${base}/read?path=todo.md`, { headers: passkey(token) })).data.content).toBe('- water the plants');
+    const usage = (await api.request('GET', `${me}/usage`, { headers: passkey(token) })).data;
+    expect(usage.entries.map((e: any) => e.paymentMethod).sort()).toEqual(['agent_key', 'agent_key', 'passkey', 'passkey', 'passkey']);
+    // writes need the agent's key
+    const write = await api.request('POST', `${base}/remember`, { headers: passkey(token), body: { content: 'from a human' } });
+    expect([write.status, write.code]).toEqual([403, 'FORBIDDEN']);
+  });
+
+  it('rotates and revokes the agent’s keys from the session', async () => {
+    const me = `/api/v1/humans/me/agents/${agent.agentId}`;
+    const keys = (await api.request('GET', `${me}/keys`, { headers: passkey(token) })).data.keys;
+    const rotated = (await api.request('POST', `${me}/keys/rotate`, { headers: passkey(token), body: { graceSeconds: 0 } })).data;
+    expect((await api.request('GET', '/api/v1/agents', { key: agent.agentKey })).code).toBe('UNAUTHORIZED');
+    expect((await api.request('GET', '/api/v1/agents', { key: rotated.agentKey })).data.id).toBe(agent.agentId);
+    const newId = rotated.key.id;
+    expect((await api.request('POST', `${me}/keys/${newId}/revoke`, { headers: passkey(token) })).data.key.status).toBe('revoked');
+    expect((await api.request('GET', '/api/v1/agents', { key: rotated.agentKey })).code).toBe('UNAUTHORIZED');
+    expect((await api.request('GET', `${me}/keys`, { headers: passkey(token) })).data.keys.map((k: any) => k.id)).toEqual([newId, keys[0].id]);
+    const last = (await api.request('POST', `${me}/keys/rotate`, { headers: passkey(token) })).data.agentKey;
+    expect((await api.request('GET', '/api/v1/agents', { key: last })).status).toBe(200);
+  });
+
+  it('another human sees none of it; a claimed agent cannot be claimed twice; release gives it up', async () => {
+    const other = createPasskeyDevice(ORIGIN);
+    const opts = (await api.request('POST', '/api/v1/auth/passkey/register/options', { body: { name: 'Bo' } })).data;
+    const bo = (await api.request('POST', '/api/v1/auth/passkey/register/verify', { body: { response: other.create(opts.options) } })).data.token;
+    expect((await api.request('GET', `/api/v1/humans/me/agents/${agent.agentId}`, { headers: passkey(bo) })).code).toBe('NOT_FOUND');
+    expect((await api.request('GET', `/api/v1/records/${agent.recordId}/context`, { headers: passkey(bo) })).code).toBe('NOT_FOUND');
+    const fresh = (await api.request('POST', `/api/v1/humans/me/agents/${agent.agentId}/keys/rotate`, { headers: passkey(token) })).data.agentKey;
+    expect((await api.request('POST', '/api/v1/humans/me/agents', { headers: passkey(bo), body: { agentKey: fresh } })).code).toBe('FORBIDDEN');
+    expect((await api.request('DELETE', `/api/v1/humans/me/agents/${agent.agentId}`, { headers: passkey(token) })).data).toEqual({ released: true, agentId: agent.agentId });
+    expect((await api.request('POST', '/api/v1/humans/me/agents', { headers: passkey(bo), body: { agentKey: fresh } })).status).toBe(201);
+    expect((await api.request('GET', `/api/v1/records/${agent.recordId}`, { headers: passkey(token) })).code).toBe('NOT_FOUND');
+  });
+});
+
+describe('a claim made with a leaked key does not outlive the owner cutting that key off', () => {
+  async function signUp(name: string) {
+    const device = createPasskeyDevice(ORIGIN);
+    const opts = (await api.request('POST', '/api/v1/auth/passkey/register/options', { body: { name } })).data;
+    return (await api.request('POST', '/api/v1/auth/passkey/register/verify', { body: { response: device.create(opts.options) } })).data.token as string;
+  }
+
+  it('a key in its grace period cannot claim; rotating with grace 0 from the agent’s side drops the attacker’s claim', async () => {
+    const owner = await api.createAgent({ name: 'leaky' });
+    const base = `/api/v1/records/${owner.recordId}`;
+    await api.request('POST', `${base}/remember`, { key: owner.agentKey, body: { content: 'The vault code is 1234.', path: 'vault', type: 'fact' } });
+    const attacker = await signUp('Mallory');
+    const leaked = owner.agentKey;
+    const claim = (token: string, agentKey: string) => api.request('POST', '/api/v1/humans/me/agents', { headers: passkey(token), body: { agentKey } });
+    expect((await claim(attacker, leaked)).status).toBe(201);
+    expect((await api.request('GET', `${base}/context`, { headers: passkey(attacker) })).status).toBe(200);
+
+    // the owner rotates with grace 0 (Bearer): the leaked key ends and the attacker's claim with it
+    const rotated = await api.request('POST', '/api/v1/agents/keys/rotate', { key: owner.agentKey, body: { graceSeconds: 0 } });
+    expect(rotated.status).toBe(200);
+    const me = `/api/v1/humans/me/agents/${owner.agentId}`;
+    for (const [method, path] of [['GET', `${base}/context`], ['GET', me], ['GET', `${me}/keys`], ['POST', `${me}/keys/rotate`]] as const) {
+      const res = await api.request(method, path, { headers: passkey(attacker) });
+      expect([method, path, res.status, res.code]).toEqual([method, path, 404, 'NOT_FOUND']);
+    }
+    expect((await api.request('GET', '/api/v1/humans/me/agents', { headers: passkey(attacker) })).data.agents).toEqual([]);
+    expect((await api.request('GET', '/api/v1/agents/keys', { key: rotated.data.agentKey })).data.keys).toHaveLength(2); // the attacker rotated nothing
+    expect((await claim(attacker, leaked)).code).toBe('FORBIDDEN');
+
+    // a key merely in its grace period does not claim either
+    const graced = (await api.request('POST', '/api/v1/agents/keys/rotate', { key: rotated.data.agentKey, body: { graceSeconds: 3600 } })).data;
+    expect((await api.request('GET', '/api/v1/agents', { key: rotated.data.agentKey })).status).toBe(200);
+    const inGrace = await claim(attacker, rotated.data.agentKey);
+    expect([inGrace.status, inGrace.code]).toEqual([403, 'FORBIDDEN']);
+    expect((await api.request('GET', '/api/v1/humans/me/agents', { headers: passkey(attacker) })).data.agents).toEqual([]);
+    expect((await claim(attacker, graced.agentKey)).status).toBe(201); // the current key still claims
+  });
+
+  it('revoking a key from the agent’s side drops a claim; the human’s own revocation does not', async () => {
+    const agent = await api.createAgent({ name: 'revoker' });
+    const human = await signUp('Rae');
+    const me = `/api/v1/humans/me/agents/${agent.agentId}`;
+    const claimedBy = async () => (await api.request('GET', '/api/v1/humans/me/agents', { headers: passkey(human) })).data.agents.map((a: any) => a.id);
+    expect((await api.request('POST', '/api/v1/humans/me/agents', { headers: passkey(human), body: { agentKey: agent.agentKey } })).status).toBe(201);
+    // the human rotates with grace 0 and revokes: still its agent
+    const byHuman = (await api.request('POST', `${me}/keys/rotate`, { headers: passkey(human), body: { graceSeconds: 0 } })).data;
+    const spare = (await api.request('POST', `${me}/keys/rotate`, { headers: passkey(human), body: { graceSeconds: 3600 } })).data;
+    expect((await api.request('POST', `${me}/keys/${byHuman.key.id}/revoke`, { headers: passkey(human) })).status).toBe(200);
+    expect(await claimedBy()).toEqual([agent.agentId]);
+    // the agent rotates with a grace period: still claimed; it revokes a key: released
+    const current = (await api.request('POST', '/api/v1/agents/keys/rotate', { key: spare.agentKey, body: { graceSeconds: 60 } })).data;
+    expect(await claimedBy()).toEqual([agent.agentId]);
+    expect((await api.request('POST', `/api/v1/agents/keys/${spare.key.id}/revoke`, { key: current.agentKey })).status).toBe(200);
+    expect(await claimedBy()).toEqual([]);
+  });
+
+  it('DELETE /agents/claim: the agent releases a claim itself (key or signature), never with a passkey session', async () => {
+    const agent = await api.createAgent({ name: 'self-releasing' });
+    const human = await signUp('Sam');
+    const release = (headers: Record<string, string>) => api.request('DELETE', '/api/v1/agents/claim', { headers });
+    expect((await release({ authorization: `Bearer ${agent.agentKey}` })).data).toEqual({ released: false });
+    expect((await api.request('POST', '/api/v1/humans/me/agents', { headers: passkey(human), body: { agentKey: agent.agentKey } })).status).toBe(201);
+    const bySession = await release(passkey(human));
+    expect([bySession.status, bySession.code]).toEqual([403, 'FORBIDDEN']);
+    expect((await release({})).code).toBe('UNAUTHORIZED');
+    expect((await release({ authorization: `Bearer ${agent.agentKey}` })).data).toEqual({ released: true });
+    expect((await api.request('GET', `/api/v1/humans/me/agents/${agent.agentId}`, { headers: passkey(human) })).code).toBe('NOT_FOUND');
+    expect((await release({ authorization: `Bearer ${agent.agentKey}` })).data).toEqual({ released: false });
+
+    // a local agent with its wallet signature
+    const wallet = privateKeyToAccount(generatePrivateKey());
+    const local = await api.createAgent({ name: 'local self-releasing', mode: 'local', walletAddress: wallet.address });
+    expect((await api.request('POST', '/api/v1/humans/me/agents', { headers: passkey(human), body: { agentKey: local.agentKey } })).status).toBe(201);
+    expect((await signedRequest(wallet, 'DELETE', '/api/v1/agents/claim')).data).toEqual({ released: true });
+    expect((await api.request('GET', '/api/v1/humans/me/agents', { headers: passkey(human) })).data.agents).toEqual([]);
+  });
+});
+
+describe('the HTTP edge', () => {
+  it('sets security headers on API answers and leaves the Swagger UI working', async () => {
+    for (const res of [await fetch(`${server.url}/api/v1/agents`), await fetch(`${server.url}/api/v1/nothing`)]) {
+      expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(res.headers.get('referrer-policy')).toBe('no-referrer');
+      expect(res.headers.get('cache-control')).toBe('no-store');
+      expect(res.headers.get('content-security-policy')).toBe("default-src 'none'; frame-ancestors 'none'");
+      expect(res.headers.get('strict-transport-security')).toBeNull();
+    }
+    const docs = await fetch(`${server.url}/docs`);
+    expect(docs.status).toBe(200);
+    expect(docs.headers.get('content-security-policy')).toBeNull();
+    expect(docs.headers.get('x-content-type-options')).toBe('nosniff');
+    const doc = (await (await fetch(`${server.url}/docs/openapi.json`)).json()) as any;
+    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/api/v1/agents/keys/rotate', '/api/v1/auth/passkey/login/verify', '/api/v1/humans/me/agents']));
+  });
+
+  it('caps each route’s body before parsing it, with a message naming the limit', async () => {
+    const { agentKey: key, recordId } = await api.createAgent({ name: 'edge' });
+    const big = await api.request('POST', '/api/v1/records', { key, body: { name: 'x'.repeat(70 * 1024) } });
+    expect([big.status, big.code]).toEqual([400, 'VALIDATION_ERROR']);
+    expect(big.body.success === false && big.body.error.message).toMatch(/at most 65536 bytes on this endpoint/);
+    // remember takes up to 50 KB of content written with JSON escapes
+    const escaped = await api.request('POST', `/api/v1/records/${recordId}/remember`, { key, rawBody: `{"content":"${'\\u00e9'.repeat(25_600)}","type":"fact"}`, contentType: 'application/json' });
+    expect(escaped.status).toBe(200);
+  });
+});

@@ -1,0 +1,102 @@
+/**
+ * Two gateway replicas and two memory replicas behind NATS queue groups (issue 3): requests spread over
+ * both memory replicas, the per-agent rate limit holds across both gateways (Redis), and a Redis restart
+ * during rate-limited traffic never turns into 5xx.
+ */
+import { ApiClient, ClusterServer, eventually } from '@agent-memory/testing';
+
+let cluster: ClusterServer;
+let gateways: ApiClient[];
+
+beforeAll(async () => {
+  cluster = await ClusterServer.start({ replicas: { gateway: 2, memory: 2 }, env: { RATE_LIMITS: 'on' } });
+  gateways = cluster.gateways().map((g) => new ApiClient(g.url));
+}, 240_000);
+afterAll(() => cluster?.close({ removeData: true }), 120_000);
+
+/** Sum of `agent_memory_bus_messages_total` for `subject` in a process's /metrics. */
+async function handled(url: string, subject: string): Promise<number> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  return text
+    .split('\n')
+    .filter((line) => line.startsWith('agent_memory_bus_messages_total{') && line.includes(`subject="${subject}"`))
+    .reduce((sum, line) => sum + Number(line.split(' ').pop()), 0);
+}
+
+describe('two gateways, two memory replicas', () => {
+  it('spreads recalls over both memory replicas (NATS queue group) and serves through both gateways', async () => {
+    expect(gateways).toHaveLength(2);
+    const { agentKey: key, recordId } = await gateways[0]!.createAgent({ name: 'spread' });
+    const base = `/api/v1/records/${recordId}`;
+    const written = (await gateways[1]!.request('POST', `${base}/remember`, { key, body: { content: 'Ada prefers green tea in the morning.' } })).data;
+    for (let i = 0; i < 40; i++) {
+      const res = await gateways[i % 2]!.request('POST', `${base}/recall`, { key, body: { query: 'What does Ada drink?' } });
+      expect(res.status).toBe(200);
+      expect(res.data.memories[0].id).toBe(written.id); // both replicas see the same index and database
+    }
+    const perReplica = await Promise.all([0, 1].map((r) => handled(cluster.handle('memory', r).url, 'memory.v1.recall')));
+    expect(perReplica[0]! + perReplica[1]!).toBe(40);
+    expect(Math.min(...perReplica)).toBeGreaterThan(0);
+  }, 120_000);
+
+  it('holds the per-agent limit (100/min) across both gateways: 60 + 60 requests give exactly 100 answers', async () => {
+    const { agentKey: key } = await gateways[0]!.createAgent({ name: 'limited twice' });
+    const statuses = await Promise.all(
+      Array.from({ length: 120 }, (_, i) => gateways[i % 2]!.request('GET', '/api/v1/agents', { key }).then((r) => r.status)),
+    );
+    expect(statuses.filter((s) => s === 200)).toHaveLength(100);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(20);
+  }, 120_000);
+});
+
+describe('graceful shutdown', () => {
+  it('SIGTERM on a memory replica under load: it finishes what it holds, the other takes over, no request fails', async () => {
+    const { agentKey: key, recordId } = await gateways[0]!.createAgent({ name: 'draining' });
+    const others = [recordId];
+    for (let i = 0; i < 2; i++) others.push((await gateways[0]!.request('POST', '/api/v1/records', { key, body: { name: `d${i}` } })).data.id);
+    const statuses: number[] = [];
+    const failures: string[] = [];
+    let stop = false;
+    const load = Promise.all(
+      others.map(async (rec, lane) => {
+        for (let i = 0; !stop && i < 25; i++) {
+          const res = await gateways[(lane + i) % 2]!.request('POST', `/api/v1/records/${rec}/remember`, { key, body: { content: `Draining fact ${lane}-${i}.`, path: `d/${i}` } });
+          statuses.push(res.status);
+          if (res.status !== 200) failures.push(`${res.status} ${res.code}: ${JSON.stringify(res.body)}`);
+        }
+      }),
+    );
+    await new Promise((r) => setTimeout(r, 1_000));
+    await cluster.stopProcess('memory', 1, 'SIGTERM');
+    await new Promise((r) => setTimeout(r, 1_000));
+    stop = true;
+    await load;
+    const { exitCode, signalCode } = cluster.handle('memory', 1).child;
+    expect(exitCode === 0 || signalCode === 'SIGTERM').toBe(true); // it stopped on its own, not killed after the 30 s grace
+    expect(statuses.length).toBeGreaterThan(0);
+    expect(failures).toEqual([]);
+    await cluster.startProcess('memory', 1);
+  }, 120_000);
+});
+
+describe('Redis restarted during rate-limited traffic', () => {
+  it('answers every request (200 or 429, never 5xx) while Redis is down, and limits through Redis again after', async () => {
+    const { agentKey: key } = await gateways[0]!.createAgent({ name: 'limited' });
+    const get = (i: number) => gateways[i % 2]!.request('GET', '/api/v1/agents', { key }).then((r) => r.status);
+    for (let i = 0; i < 60; i++) expect(await get(i)).toBe(200);
+
+    await cluster.redis.stop();
+    const during: number[] = [];
+    for (let i = 0; i < 30; i++) during.push(await get(i));
+    expect(during.filter((s) => s !== 200 && s !== 429)).toEqual([]);
+    await cluster.redis.start();
+
+    // Redis restarted empty (no persistence): a new window, limited across both gateways again
+    await eventually(async () => expect(await get(0)).toBe(200), 20_000, 1_000);
+    await new Promise((r) => setTimeout(r, 2_000));
+    const after = await Promise.all(Array.from({ length: 120 }, (_, i) => get(i)));
+    expect(after.filter((s) => s >= 500)).toEqual([]);
+    expect(after.filter((s) => s === 429).length).toBeGreaterThanOrEqual(18);
+    expect(after.filter((s) => s === 200).length).toBeLessThanOrEqual(102);
+  }, 180_000);
+});
