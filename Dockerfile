@@ -1,0 +1,55 @@
+# syntax=docker/dockerfile:1
+# One image for every cluster process: `docker run <image> <name>` with <name> one of gateway, agents,
+# records, memory, memory-worker, files, billing, migrate (docs/deployment.md). Sources run through
+# @swc-node/register, as in development (no separate compile step).
+
+ARG NODE_IMAGE=node:20-bookworm-slim
+
+# --- manifests: only what `npm install` needs (package.json files, the lock, tools/, Prisma schemas), so
+# the dependency layer below is rebuilt only when one of these changes, not on every source edit.
+FROM ${NODE_IMAGE} AS manifests
+WORKDIR /src
+COPY . .
+RUN find . -type f \
+      ! -name package.json ! -name package-lock.json \
+      ! -path './tools/*' ! -path '*/prisma/*' -delete \
+ && find . -mindepth 1 -type d -empty -delete
+
+# --- deps: the whole dependency tree (devDependencies included: the entrypoint needs @swc-node/register
+# and @swc/core) and the generated Prisma clients. `npm ci` is not used: it fails when the registry
+# lacks another platform's optional binaries that the lock names (DESIGN.md, npm row).
+FROM ${NODE_IMAGE} AS deps
+WORKDIR /app
+ENV ONNXRUNTIME_NODE_INSTALL=skip \
+    NPM_CONFIG_UPDATE_NOTIFIER=false \
+    CHECKPOINT_DISABLE=1 \
+    PRISMA_HIDE_UPDATE_MESSAGE=1
+COPY --from=manifests /src/ ./
+RUN npm install --no-audit --no-fund \
+ && node tools/prisma-generate.js
+
+# --- build: sources on top of the dependencies; regenerate Prisma clients (no-op when up to date) and
+# drop build/test-only tools that the running processes never load (helm/kubectl layer, CDK, Nx).
+FROM deps AS build
+COPY . .
+RUN node tools/prisma-generate.js \
+ && rm -rf node_modules/.cache node_modules/@aws-cdk node_modules/aws-cdk-lib node_modules/nx node_modules/@nx
+
+# --- runtime
+FROM ${NODE_IMAGE} AS runtime
+ENV NODE_ENV=production \
+    HOST=0.0.0.0 \
+    PORT=8080 \
+    OPS_PORT=9090 \
+    DATA_DIR=/data \
+    HOME=/tmp \
+    ONNXRUNTIME_NODE_INSTALL=skip
+WORKDIR /app
+# Code and dependencies stay owned by root and read-only to the process user; only /data and /tmp are
+# writable (Kubernetes mounts emptyDirs there and sets readOnlyRootFilesystem).
+COPY --from=build /app/ /app/
+RUN mkdir -p /data && chown 10001:10001 /data
+USER 10001:10001
+EXPOSE 8080 9090
+ENTRYPOINT ["node", "-r", "@swc-node/register", "apps/cluster/src/main.ts"]
+CMD ["gateway"]
