@@ -13,6 +13,7 @@ import {
   PaymentTestClient,
   startE2eServer,
   startStandaloneServer,
+  TestChainRpcServer,
 } from '@agent-memory/testing';
 import {
   expectAllRefused,
@@ -32,16 +33,12 @@ import {
  * memories, files and raw blobs, keys, claims, usage ledger, vector index). Rate limits are off here so
  * that the hundreds of refusals are answered by the check under test, not by 429 (rate limits have
  * their own suite); billing is in ledger mode. The payment section at the end starts a second server
- * (standalone, BILLING_MODE=enforce, a LocalPaymentSettlement in place of the chain) and tries replayed,
- * under-priced, misdirected, expired, tampered, foreign-wallet and malformed `Payment` credentials; its
- * cases are counted with the others.
+ * in the same mode with BILLING_MODE=enforce (standalone: a LocalPaymentSettlement injected in place of
+ * the chain; cluster: the gateway process's own chain settlement against a {@link TestChainRpcServer})
+ * and tries replayed, under-priced, misdirected, expired, tampered, foreign-wallet and malformed
+ * `Payment` credentials; its cases are counted with the others.
  */
 const ORIGIN = 'http://localhost:8080';
-/** Why the payment section does not run, when it does not (cluster mode: no settlement can be injected into a gateway process). */
-const PAYMENTS_SKIPPED =
-  e2eMode() === 'cluster'
-    ? 'payment credentials: not run in cluster mode (the cases settle through a LocalPaymentSettlement injected into the gateway object, which a separate gateway process cannot take; run them standalone)'
-    : undefined;
 let server: E2eServer;
 let api: ApiClient;
 
@@ -137,7 +134,6 @@ afterEach(async () => {
 
 afterAll(async () => {
   reportHostileCount('security suite');
-  if (PAYMENTS_SKIPPED) process.stdout.write(`${PAYMENTS_SKIPPED}\n`);
   await server?.close({ removeData: true });
 });
 
@@ -610,11 +606,30 @@ describe('bodies: oversized, malformed JSON, wrong content types, unknown fields
 
 // --- payments (docs/billing.md) ---
 
-/** A standalone server with an injected payment settlement, seen through the same {@link E2eServer} view as the suite's own. */
-async function startPaymentServer(env: Record<string, string>, paymentSettlement: LocalPaymentSettlement): Promise<E2eServer> {
-  const s = await startStandaloneServer({ env, paymentSettlement });
+/** Settlements a payment server made, whichever settles them: a local settlement or the test chain. */
+interface SettlementView {
+  readonly settled: readonly unknown[];
+  totalBaseUnits(): bigint;
+}
+
+/**
+ * A second server for the payment cases, in the suite's mode, seen through the same {@link E2eServer} view
+ * as the suite's own, with what it settled. Standalone: `local` is injected as its settlement. Cluster: the
+ * gateway process settles on a {@link TestChainRpcServer} through its real chain adapter
+ * (PAYMENT_RPC_URL, a settler key), and the view is the chain's.
+ */
+async function startPaymentServer(env: Record<string, string>, local: LocalPaymentSettlement): Promise<{ server: E2eServer; settlements: SettlementView; close(): Promise<void> }> {
+  if (e2eMode() === 'cluster') {
+    const chain = await TestChainRpcServer.start();
+    const server = await startE2eServer({ mode: 'cluster', env: { ...env, PAYMENT_RPC_URL: chain.url, PAYMENT_SETTLER_PRIVATE_KEY: generatePrivateKey() } }).catch(async (err) => {
+      await chain.close();
+      throw err;
+    });
+    return { server, settlements: chain, close: async () => void (await Promise.allSettled([server.close({ removeData: true }), chain.close()])) };
+  }
+  const s = await startStandaloneServer({ env, paymentSettlement: local });
   const blobs = new FilesystemBlobStore(join(s.dataDir, 'blobs'));
-  return {
+  const server: E2eServer = {
     mode: 'standalone',
     url: s.url,
     blobKeys: (prefix) => blobs.list(prefix),
@@ -623,6 +638,7 @@ async function startPaymentServer(env: Record<string, string>, paymentSettlement
     restart: () => Promise.reject(new Error('the payment server is not restarted')),
     close: (o) => s.close(o),
   };
+  return { server, settlements: local, close: () => s.close({ removeData: true }) };
 }
 
 type WireCredential = { challenge: Record<string, unknown> & { request: string; opaque?: string }; payload: Record<string, unknown>; source?: string };
@@ -639,14 +655,16 @@ function tamper(credential: string, edit: (c: WireCredential) => void): string {
 /** A 0x-hex string with one nibble changed at `index` (after the 0x). */
 const flipNibble = (hex: string, index: number) => `${hex.slice(0, 2 + index)}${hex[2 + index] === '0' ? '1' : '0'}${hex.slice(3 + index)}`;
 
-(PAYMENTS_SKIPPED ? describe.skip : describe)('payment credentials (a second server: BILLING_MODE=enforce, a local settlement)', () => {
+describe(`payment credentials (a second ${e2eMode()} server: BILLING_MODE=enforce, ${e2eMode() === 'cluster' ? 'settled on a test chain' : 'a local settlement'})`, () => {
   // Every case sends a Payment credential the server must refuse: 402 PAYMENT_REQUIRED (with a fresh
   // challenge) when the credential does not pay this call, 404 when a valid one is paid by a wallet that
   // is not the record's agent, 403 for a test agent, 401 when no credential follows the scheme name.
   // After each case group nothing may have changed: records, memories, files, ledger, balances (the
   // fingerprint) and the settlements (no money moved).
   const paymentEnv = { PAYMENT_SECRET_KEY: `security-payments-${randomBytes(16).toString('hex')}`, PAYMENT_RECIPIENT: account().address };
-  const settlement = new LocalPaymentSettlement();
+  const settlement = new LocalPaymentSettlement(); // standalone: the server's settlement; both modes: the minter's (never settles)
+  let settlements: SettlementView; // what the payment server settled (the local settlement or the test chain)
+  let closePayServer: (() => Promise<void>) | undefined;
   const P402: Refusal = { status: 402, code: 'PAYMENT_REQUIRED' };
   type Payer = Agent & { wallet: PaymentTestClient };
   let pay: E2eServer;
@@ -660,7 +678,7 @@ const flipNibble = (hex: string, index: number) => `${hex.slice(0, 2 + index)}${
   let payWatched: Watched;
   let payBaseline: Record<string, unknown>;
 
-  const payState = async (stores?: Record<string, unknown>) => ({ stores: stores ?? (await fingerprint(pay, payWatched)), settled: settlement.settled.length, settledUnits: settlement.totalBaseUnits().toString() });
+  const payState = async (stores?: Record<string, unknown>) => ({ stores: stores ?? (await fingerprint(pay, payWatched)), settled: settlements.settled.length, settledUnits: settlements.totalBaseUnits().toString() });
   /** Another minter of challenges with the payment server's parameters (same secret unless overridden). */
   const minter = (overrides: { secretKey?: string; challengeTtlSeconds?: number } = {}) =>
     new PaymentProtocol({ rateLimitsEnabled: false, anonymousPerMinute: 100, billingMode: 'enforce', signatureWindowSeconds: 300, payments: { ...paymentOptionsFromEnv(PaymentEnvSchema.parse(paymentEnv)), ...overrides } } as GatewayOptions, settlement);
@@ -682,7 +700,7 @@ const flipNibble = (hex: string, index: number) => `${hex.slice(0, 2 + index)}${
   };
 
   beforeAll(async () => {
-    pay = await startPaymentServer({ RATE_LIMITS: 'off', RATE_LIMITS_ENABLED: 'false', BILLING_MODE: 'enforce', ...paymentEnv }, settlement);
+    ({ server: pay, settlements, close: closePayServer } = await startPaymentServer({ RATE_LIMITS: 'off', RATE_LIMITS_ENABLED: 'false', BILLING_MODE: 'enforce', ...paymentEnv }, settlement));
     papi = new ApiClient(pay.url);
     payer = await payerOf({ name: 'payer' });
     other = await payerOf({ name: 'other payer' });
@@ -701,7 +719,7 @@ const flipNibble = (hex: string, index: number) => `${hex.slice(0, 2 + index)}${
     const first = await papi.request('POST', usedCall.path, { headers: { authorization: usedCall.credential }, body: callBody });
     expect(first.status).toBe(200);
     expect(first.headers.get('payment-receipt')).toBeTruthy();
-    expect(settlement.settled).toHaveLength(2);
+    expect(settlements.settled).toHaveLength(2);
 
     payWatched = { agents: [payer, other, sandboxed] };
     payBaseline = await payState(await settledFingerprint(pay, payWatched));
@@ -713,7 +731,7 @@ const flipNibble = (hex: string, index: number) => `${hex.slice(0, 2 + index)}${
   });
 
   afterAll(async () => {
-    await pay?.close({ removeData: true });
+    await closePayServer?.();
   });
 
   it('a replayed credential (of a paid call, of a top-up) is refused and moves no money', async () => {

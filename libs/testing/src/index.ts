@@ -8,3 +8,4 @@ export * from './payments';
 export * from './passkey-device';
 export * from './json-stub-server';
 export * from './hooked-blob-store';
+export * from './test-chain';
