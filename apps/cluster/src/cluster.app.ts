@@ -48,7 +48,7 @@ function serviceModule(config: ClusterConfig, redis: Redis[]): DynamicModule | T
     case 'files':
       return FilesModule;
     case 'billing':
-      return BillingModule.forRoot({ sandboxCreditMicroUsd: o.sandboxCreditMicroUsd });
+      return BillingModule.forRoot(o.billing);
     case 'vector-index':
       return VectorIndexServiceModule.forRoot({ directory: join(config.dataDir, 'vectors') });
     case 'gateway': {

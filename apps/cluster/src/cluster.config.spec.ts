@@ -8,6 +8,14 @@ describe('cluster configuration (fails fast, naming the variable)', () => {
     const c = loadClusterConfig('gateway', { ...SECRET });
     expect(c.env).toMatchObject({ NATS_URL: 'nats://127.0.0.1:4222', REDIS_URL: 'redis://127.0.0.1:6379', PORT: 8080, OPS_PORT: 9090, BILLING_MODE: 'enforce', MIGRATIONS: 'apply' });
     expect(c.options).toMatchObject({ agentKeyPrefix: 'amk', rateLimitsEnabled: true, embedder: { kind: 'use-lite' } });
+    expect(c.options.billing).toEqual({ sandboxCreditMicroUsd: 100_000_000, reservationSweepIntervalMs: 60_000, reservationMaxAgeMs: 600_000 });
+    expect(loadClusterConfig('files', S3).s3).toMatchObject({ requestTimeoutMs: 30_000 });
+  });
+
+  it('takes the reservation sweeper and the S3 request timeout from the environment', () => {
+    const billing = loadClusterConfig('billing', { BILLING_RESERVATION_SWEEP_INTERVAL_MS: '0', BILLING_RESERVATION_MAX_AGE_MS: '120000' }).options.billing;
+    expect(billing).toMatchObject({ reservationSweepIntervalMs: 0, reservationMaxAgeMs: 120_000 });
+    expect(loadClusterConfig('memory', { ...S3, S3_REQUEST_TIMEOUT_MS: '5000' }).s3).toMatchObject({ requestTimeoutMs: 5_000 });
   });
 
   it.each([
@@ -19,6 +27,8 @@ describe('cluster configuration (fails fast, naming the variable)', () => {
     ['a gateway without the shared payment secret', 'gateway', {}, /PAYMENT_SECRET_KEY is required by a cluster gateway/],
     ['a gateway in ledger mode without it too (top-ups take credentials in every mode)', 'gateway', { BILLING_MODE: 'ledger' }, /PAYMENT_SECRET_KEY/],
     ['a bad billing mode', 'billing', { BILLING_MODE: 'free' }, /BILLING_MODE/],
+    ['a reservation age below one minute (a running paid call could lose its charge)', 'billing', { BILLING_RESERVATION_MAX_AGE_MS: '30000' }, /BILLING_RESERVATION_MAX_AGE_MS/],
+    ['an S3 request timeout that is not a number', 'files', { ...S3, S3_REQUEST_TIMEOUT_MS: 'soon' }, /S3_REQUEST_TIMEOUT_MS/],
     ['an OpenAI-compatible embedder without its URL', 'memory', { ...S3, EMBEDDER: 'openai-compatible' }, /EMBEDDINGS_URL, EMBEDDINGS_MODEL, EMBEDDINGS_DIMENSION/],
   ])('refuses %s', (_label, name, env, message) => {
     expect(() => loadClusterConfig(name, env as NodeJS.ProcessEnv)).toThrow(message);

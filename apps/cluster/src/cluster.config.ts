@@ -26,6 +26,7 @@ export const ClusterEnvSchema = ServiceOptionsEnvSchema.extend({
   S3_SECRET_KEY: z.string().min(1).optional(),
   S3_BUCKET: z.string().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be a valid S3 bucket name').default('agent-memory'),
   S3_REGION: z.string().min(1).default('us-east-1'),
+  S3_REQUEST_TIMEOUT_MS: env.int(30_000, 100),
   QDRANT_URL: optionalUrl,
   QDRANT_API_KEY: z.string().min(1).optional(),
   QDRANT_COLLECTION_PREFIX: z.string().regex(/^[A-Za-z0-9_-]{1,32}$/).default('memories'),
@@ -46,7 +47,7 @@ export interface ClusterConfig {
   process: ProcessName;
   env: ClusterEnv;
   dataDir: string;
-  s3?: { endpoint: string; accessKey: string; secretKey: string; bucket: string; region: string };
+  s3?: { endpoint: string; accessKey: string; secretKey: string; bucket: string; region: string; requestTimeoutMs: number };
   /** The services' options, as in standalone mode (libs/config). */
   options: ServiceOptions;
 }
@@ -72,7 +73,7 @@ export function loadClusterConfig(name: string, source: NodeJS.ProcessEnv = proc
   if ((NEEDS.blobs as readonly string[]).includes(processName)) {
     const missing = (['S3_ENDPOINT', 'S3_ACCESS_KEY', 'S3_SECRET_KEY'] as const).filter((k) => e[k] === undefined);
     if (missing.length > 0) throw new Error(`Invalid configuration: ${missing.join(', ')} ${missing.length > 1 ? 'are' : 'is'} required by the ${processName} process`);
-    s3 = { endpoint: e.S3_ENDPOINT!, accessKey: e.S3_ACCESS_KEY!, secretKey: e.S3_SECRET_KEY!, bucket: e.S3_BUCKET, region: e.S3_REGION };
+    s3 = { endpoint: e.S3_ENDPOINT!, accessKey: e.S3_ACCESS_KEY!, secretKey: e.S3_SECRET_KEY!, bucket: e.S3_BUCKET, region: e.S3_REGION, requestTimeoutMs: e.S3_REQUEST_TIMEOUT_MS };
   }
   const options = serviceOptionsFromEnv(e, { port: e.PORT, requirePaymentSecret: processName === 'gateway' });
   return { process: processName, env: e, dataDir: resolve(e.DATA_DIR), s3, options };

@@ -93,7 +93,7 @@ export class ClusterPlatformModule {
       providers.push({
         provide: BLOB_STORE,
         useFactory: async (): Promise<BlobStore> => {
-          const store = new S3BlobStore({ endpoint: s3.endpoint, accessKey: s3.accessKey, secretKey: s3.secretKey, bucket: s3.bucket, region: s3.region });
+          const store = new S3BlobStore(s3);
           await store.ensureBucket();
           return store;
         },

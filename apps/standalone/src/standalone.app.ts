@@ -33,7 +33,7 @@ class StandaloneModule {
         RecordsModule,
         MemoryModule.forRoot({ embedder: config.embedder, vectorIndex: { kind: 'embedded', directory: join(config.dataDir, 'vectors') }, enrichment: config.enrichment }),
         FilesModule,
-        BillingModule.forRoot({ sandboxCreditMicroUsd: config.sandboxCreditMicroUsd }),
+        BillingModule.forRoot(config.billing),
         GatewayModule.forRoot(
           {
             rateLimitsEnabled: config.rateLimitsEnabled,

@@ -13,6 +13,9 @@ export const ServiceOptionsEnvSchema = z.object({
   RATE_LIMITS: z.enum(['on', 'off']).default('on'),
   RATE_LIMIT_ANONYMOUS_PER_MINUTE: env.int(100, 1),
   BILLING_SANDBOX_CREDIT_USD: z.string().regex(/^\d{1,9}(\.\d{1,6})?$/, 'must be a USD amount such as 100 or 0.50').default('100'),
+  BILLING_RESERVATION_SWEEP_INTERVAL_MS: env.int(60_000, 0),
+  // A reservation younger than the longest paid call (bus timeout, at most minutes) must never be voided.
+  BILLING_RESERVATION_MAX_AGE_MS: env.int(600_000, 60_000),
   AGENT_KEY_PREFIX: z.string().regex(/^[a-z][a-z0-9]{1,15}$/, 'must be 2-16 lower-case letters or digits, starting with a letter').default('amk'),
   SIGNATURE_WINDOW_SECONDS: env.int(300, 1),
   AGENT_KEY_ROTATION_GRACE_SECONDS: env.int(AUTH_DEFAULTS.keyRotationGraceSeconds, 0).pipe(z.number().max(AUTH_DEFAULTS.maxKeyRotationGraceSeconds, 'must be at most 604800 (7 days)')),
@@ -41,8 +44,8 @@ export interface ServiceOptions {
   anonymousPerMinute: number;
   /** The `Payment` scheme: PAYMENT_* variables (docs/billing.md). */
   payments: PaymentOptions;
-  /** Opening credit of a test-environment (sandbox) balance, micro-USD. */
-  sandboxCreditMicroUsd: number;
+  /** The billing service: opening credit of a sandbox balance (micro-USD) and the reservation sweeper (ms; docs/billing.md). */
+  billing: { sandboxCreditMicroUsd: number; reservationSweepIntervalMs: number; reservationMaxAgeMs: number };
   agentKeyPrefix: string;
   signatureWindowSeconds: number;
   /** Key rotation, passkeys and sessions (docs/authentication.md). */
@@ -91,7 +94,11 @@ export function serviceOptionsFromEnv(e: ServiceOptionsEnv, opts: { port: number
     logLevel: e.LOG_LEVEL,
     rateLimitsEnabled: e.RATE_LIMITS === 'on',
     anonymousPerMinute: e.RATE_LIMIT_ANONYMOUS_PER_MINUTE,
-    sandboxCreditMicroUsd: parseUsd(e.BILLING_SANDBOX_CREDIT_USD)!,
+    billing: {
+      sandboxCreditMicroUsd: parseUsd(e.BILLING_SANDBOX_CREDIT_USD)!,
+      reservationSweepIntervalMs: e.BILLING_RESERVATION_SWEEP_INTERVAL_MS,
+      reservationMaxAgeMs: e.BILLING_RESERVATION_MAX_AGE_MS,
+    },
     payments: paymentOptionsFromEnv(e, { secretFile: opts.paymentSecretFile }),
     agentKeyPrefix: e.AGENT_KEY_PREFIX,
     signatureWindowSeconds: e.SIGNATURE_WINDOW_SECONDS,
