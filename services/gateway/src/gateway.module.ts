@@ -1,6 +1,5 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_INTERCEPTOR } from '@nestjs/core';
-import { RateLimiterMemory } from 'rate-limiter-flexible';
 import { RATE_LIMITS } from '@agent-memory/shared';
 import { AgentAuthenticator } from './auth/agent-authenticator';
 import { AgentKeyGuard } from './auth/agent-key.guard';
@@ -27,15 +26,16 @@ import { PasskeyAuthController } from './http/passkey-auth.controller';
 import { RecordsController } from './http/records.controller';
 import { AgentRateLimitGuard, AnonymousRateLimitGuard, RecordRateLimitGuard } from './rate-limit/rate-limit.guards';
 import { RATE_LIMITERS, type RateLimiters, RateLimitService } from './rate-limit/rate-limit.service';
+import { SlidingWindowMemoryLimiter } from './rate-limit/sliding-window';
 
-/** In-memory limiters (standalone); cluster mode passes Redis-backed ones. */
+/** In-memory sliding-window limiters (standalone); cluster mode passes Redis-backed ones. */
 export function inMemoryRateLimiters(anonymousPerMinute: number): RateLimiters {
   const duration = RATE_LIMITS.windowSeconds;
   return {
-    agent: new RateLimiterMemory({ keyPrefix: 'agent', points: RATE_LIMITS.agentPerMinute, duration }),
-    recordWrite: new RateLimiterMemory({ keyPrefix: 'record-write', points: RATE_LIMITS.recordWritesPerMinute, duration }),
-    recordQuery: new RateLimiterMemory({ keyPrefix: 'record-query', points: RATE_LIMITS.recordQueriesPerMinute, duration }),
-    anonymous: new RateLimiterMemory({ keyPrefix: 'client', points: anonymousPerMinute, duration }),
+    agent: new SlidingWindowMemoryLimiter({ keyPrefix: 'agent', points: RATE_LIMITS.agentPerMinute, duration }),
+    recordWrite: new SlidingWindowMemoryLimiter({ keyPrefix: 'record-write', points: RATE_LIMITS.recordWritesPerMinute, duration }),
+    recordQuery: new SlidingWindowMemoryLimiter({ keyPrefix: 'record-query', points: RATE_LIMITS.recordQueriesPerMinute, duration }),
+    anonymous: new SlidingWindowMemoryLimiter({ keyPrefix: 'client', points: anonymousPerMinute, duration }),
   };
 }
 

@@ -3,6 +3,7 @@ export * from './gateway.options';
 export * from './http-app';
 export * from './auth/wallet-signature';
 export * from './rate-limit/redis-rate-limiters';
+export * from './rate-limit/sliding-window';
 export * from './auth/redis-replay-cache';
 export * from './auth/replay-cache';
 export * from './http/log-redaction';

@@ -1,15 +1,24 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { RateLimiterAbstract, RateLimiterRes } from 'rate-limiter-flexible';
+import { RateLimiterRes } from 'rate-limiter-flexible';
 import { RATE_LIMITS, RateLimitedError } from '@agent-memory/shared';
 import { GATEWAY_OPTIONS, type GatewayOptions } from '../gateway.options';
 import { type GatewayRequest, stateOf } from '../auth/request-context';
 
+/**
+ * What the service needs of one policy's limiter (a `rate-limiter-flexible` limiter): its limit per window,
+ * and `consume`, which resolves a `RateLimiterRes` when admitted and rejects with one when over the limit.
+ */
+export interface PolicyLimiter {
+  readonly points: number;
+  consume(key: string | number, points?: number): Promise<RateLimiterRes>;
+}
+
 /** The limiters of the spec ("Limits"), one per policy; the store (memory or Redis) is chosen by the composition root. */
 export interface RateLimiters {
-  agent: RateLimiterAbstract;
-  recordWrite: RateLimiterAbstract;
-  recordQuery: RateLimiterAbstract;
-  anonymous: RateLimiterAbstract;
+  agent: PolicyLimiter;
+  recordWrite: PolicyLimiter;
+  recordQuery: PolicyLimiter;
+  anonymous: PolicyLimiter;
 }
 export const RATE_LIMITERS = Symbol('RateLimiters');
 
@@ -17,8 +26,8 @@ export const RATE_LIMITERS = Symbol('RateLimiters');
 export const POLICY_NAMES = { agent: 'agent', recordWrite: 'record-write', recordQuery: 'record-query', anonymous: 'client' } as const;
 
 /**
- * Applies the spec's rate limits (100/min per agent; 30 writes/min and 60 queries/min per record) with
- * `rate-limiter-flexible` fixed 60-second windows, and records each policy's state on the request for the
+ * Applies the spec's rate limits (100/min per agent; 30 writes/min and 60 queries/min per record) over
+ * sliding 60-second windows (DESIGN.md §4; see ./sliding-window.ts), and records each policy's state on the request for the
  * `RateLimit-Policy` / `RateLimit` headers (IETF httpapi ratelimit-headers draft). Over a limit:
  * RATE_LIMITED with `retryAfterSeconds`.
  */

@@ -6,19 +6,19 @@ import { RateLimitedError } from '@agent-memory/shared';
 import type { GatewayRequest } from '../auth/request-context';
 import type { GatewayOptions } from '../gateway.options';
 import { RateLimitService, type RateLimiters } from './rate-limit.service';
-import { RATE_LIMIT_REDIS_OPTIONS, redisRateLimiters } from './redis-rate-limiters';
+import { RATE_LIMIT_REDIS_OPTIONS, redisRateLimiters, slidingWindowRedisLimiter } from './redis-rate-limiters';
 
 // Integration: the real Redis on 127.0.0.1:6379; every run uses its own key prefix and deletes it after.
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const prefix = `am:test:rl:${randomBytes(6).toString('hex')}`;
 
 /** Consumes `n` points one by one; counts allowed and rejected, and fails on any non-RateLimiterRes error. */
-async function consumeMany(limiters: RateLimiters, policy: keyof RateLimiters, key: string, n: number): Promise<{ allowed: number; rejected: number }> {
+async function consumeMany(limiters: Pick<RateLimiters, 'agent'> | RateLimiters, policy: keyof RateLimiters, key: string, n: number): Promise<{ allowed: number; rejected: number }> {
   let allowed = 0;
   let rejected = 0;
   for (let i = 0; i < n; i++) {
     try {
-      await limiters[policy].consume(key, 1);
+      await (limiters as RateLimiters)[policy].consume(key, 1);
       allowed++;
     } catch (err) {
       if (!(err instanceof RateLimiterRes)) throw err;
@@ -123,8 +123,33 @@ describe('redisRateLimiters (real Redis)', () => {
     const second = redisRateLimiters(a, 10, `${prefix}:p2`);
     expect((await consumeMany(first, 'recordWrite', 'rec_x', 35)).allowed).toBe(30);
     expect((await consumeMany(second, 'recordWrite', 'rec_x', 35)).allowed).toBe(30);
-    expect(await a.get(`${prefix}:p1:record-write:rec_x`)).toBe('31'); // the 31st was counted, then blocked in memory
-    expect(await a.pttl(`${prefix}:p1:record-write:rec_x`)).toBeGreaterThan(50_000);
+    // a sorted set of the admitted requests only (the refused ones are not recorded)
+    expect(await a.type(`${prefix}:p1:sw:record-write:rec_x`)).toBe('zset');
+    expect(await a.zcard(`${prefix}:p1:sw:record-write:rec_x`)).toBe(30);
+    expect(await a.pttl(`${prefix}:p1:sw:record-write:rec_x`)).toBeGreaterThan(50_000);
+  });
+
+  it('counts over a sliding window in Redis: no burst at a boundary, refused requests not counted (4 s window)', async () => {
+    const a = open();
+    const b = open();
+    await Promise.all([ready(a), ready(b)]);
+    const key = `${prefix}:sliding`;
+    const [onA, onB] = [a, b].map((r) => ({ agent: slidingWindowRedisLimiter(r, { keyPrefix: key, points: 4, duration: 4 }) }));
+    expect(await consumeMany(onA, 'agent', 'k', 2)).toEqual({ allowed: 2, rejected: 0 });
+    await new Promise((r) => setTimeout(r, 1_000));
+    expect(await consumeMany(onB, 'agent', 'k', 3)).toEqual({ allowed: 2, rejected: 1 });
+    const refused = await onA.agent.consume('k').catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(RateLimiterRes);
+    // the first two leave the window 4 s after they were admitted, about 3 s from now
+    expect((refused as RateLimiterRes).msBeforeNext).toBeGreaterThan(1_000);
+    expect((refused as RateLimiterRes).msBeforeNext).toBeLessThanOrEqual(3_000);
+    // A fixed 4 s window started with the first request would admit 4 again at +4 s; the sliding one
+    // admits only the 2 whose predecessors left (the other 2 are still inside the last 2 s).
+    await new Promise((r) => setTimeout(r, (refused as RateLimiterRes).msBeforeNext + 50));
+    const onC = { agent: slidingWindowRedisLimiter(open(), { keyPrefix: key, points: 4, duration: 4 }) }; // no in-memory block state
+    await ready((onC.agent as unknown as { client: Redis }).client);
+    expect(await consumeMany(onC, 'agent', 'k', 4)).toEqual({ allowed: 2, rejected: 2 });
+    expect(await a.zcard(`${key}:k`)).toBe(4);
   });
 
   it('Redis unreachable (dead port): the insurance limiter answers and keeps limiting, never another error', async () => {

@@ -1,7 +1,8 @@
 import type { Redis, RedisOptions } from 'ioredis';
-import { RateLimiterMemory, RateLimiterRedis } from 'rate-limiter-flexible';
+import { RateLimiterRedis } from 'rate-limiter-flexible';
 import { RATE_LIMITS } from '@agent-memory/shared';
 import { POLICY_NAMES, type RateLimiters } from './rate-limit.service';
+import { SLIDING_WINDOW_LUA, SlidingWindowMemoryLimiter } from './sliding-window';
 
 /**
  * ioredis options for the rate-limit connection (pass to `new Redis(REDIS_URL, RATE_LIMIT_REDIS_OPTIONS)`).
@@ -27,19 +28,42 @@ export interface RedisRateLimitersOptions {
 }
 
 /**
+ * One policy's limiter in Redis: `points` requests in any sliding window of `duration` seconds
+ * (`rate-limiter-flexible` `RateLimiterRedis` running {@link SLIDING_WINDOW_LUA}, one atomic script per
+ * consume), with an in-memory {@link SlidingWindowMemoryLimiter} of `insurancePoints` as insurance while
+ * Redis is unreachable, and refused keys answered from memory until a request fits again.
+ */
+export function slidingWindowRedisLimiter(redis: Redis, options: { keyPrefix: string; points: number; duration: number; insurancePoints?: number }): RateLimiterRedis {
+  const { keyPrefix, points, duration } = options;
+  return new RateLimiterRedis({
+    storeClient: redis,
+    useRedisPackage: false, // ioredis: the script is registered with defineCommand
+    customIncrTtlLuaScript: SLIDING_WINDOW_LUA,
+    rejectIfRedisNotReady: true,
+    keyPrefix,
+    points,
+    duration,
+    // a refused key is answered 429 from this replica's memory until its oldest request leaves the window
+    inMemoryBlockOnConsumed: points + 1,
+    insuranceLimiter: new SlidingWindowMemoryLimiter({ keyPrefix, points: options.insurancePoints ?? points, duration }),
+  });
+}
+
+/**
  * Cluster {@link RateLimiters}: the spec's limits ("Limits": 100 requests/min per agent, 30 writes/min
  * and 60 queries/min per record; DESIGN.md §4) counted in Redis, so every gateway replica shares one
- * budget per agent, record and client. Fixed 60 s windows (`rate-limiter-flexible` `RateLimiterRedis`,
- * an atomic `SET NX EX` + `INCRBY` Lua script per consume).
+ * budget per agent, record and client. Sliding 60 s windows ({@link slidingWindowRedisLimiter}): at most
+ * the limit in any 60 seconds, with no burst at a window boundary.
  *
- * Keys: `<keyPrefix>:agent:<agentId>`, `<keyPrefix>:record-write:<recordId>`,
- * `<keyPrefix>:record-query:<recordId>`, `<keyPrefix>:client:<address>`; each expires with its window.
+ * Keys (sorted sets of admitted request times): `<keyPrefix>:sw:agent:<agentId>`,
+ * `<keyPrefix>:sw:record-write:<recordId>`, `<keyPrefix>:sw:record-query:<recordId>`,
+ * `<keyPrefix>:sw:client:<address>`; each expires one window after its last admitted request.
  *
  * Redis outage: `rejectIfRedisNotReady` plus {@link RATE_LIMIT_REDIS_OPTIONS} make a consume fail fast
  * while the connection is down, and `rate-limiter-flexible` then answers from an in-memory insurance
  * limiter of the same policy (points divided by `assumedReplicas`). Callers therefore only ever see a
  * `RateLimiterRes` (allowed or rejected), never a connection error: limiting continues, nothing 500s.
- * When Redis is back, counting returns to Redis (the window restarts there).
+ * When Redis is back, counting returns to Redis (with what it held before the outage).
  *
  * @param redis an ioredis connection owned by the caller (close it on shutdown); see {@link RATE_LIMIT_REDIS_OPTIONS}.
  * @param anonymousPerMinute calls per minute per client address for unauthenticated calls (create agent).
@@ -54,17 +78,7 @@ export function redisRateLimiters(
   const replicas = Math.max(1, Math.floor(options.assumedReplicas ?? 1));
   const duration = RATE_LIMITS.windowSeconds;
   const limiter = (policy: string, points: number): RateLimiterRedis =>
-    new RateLimiterRedis({
-      storeClient: redis,
-      useRedisPackage: false, // ioredis: the script is registered with defineCommand
-      rejectIfRedisNotReady: true,
-      keyPrefix: `${keyPrefix}:${policy}`,
-      points,
-      duration,
-      // once a key is over its limit, this replica answers 429 from memory until the window ends
-      inMemoryBlockOnConsumed: points + 1,
-      insuranceLimiter: new RateLimiterMemory({ keyPrefix: `${keyPrefix}:${policy}`, points: Math.max(1, Math.ceil(points / replicas)), duration }),
-    });
+    slidingWindowRedisLimiter(redis, { keyPrefix: `${keyPrefix}:sw:${policy}`, points, duration, insurancePoints: Math.max(1, Math.ceil(points / replicas)) });
   return {
     agent: limiter(POLICY_NAMES.agent, RATE_LIMITS.agentPerMinute),
     recordWrite: limiter(POLICY_NAMES.recordWrite, RATE_LIMITS.recordWritesPerMinute),
