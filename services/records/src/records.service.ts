@@ -21,6 +21,19 @@ export const OUTBOX_RETENTION_MS = 60 * 60 * 1000;
 /** How often published outbox events are cleaned up, ms. */
 export const OUTBOX_CLEANUP_INTERVAL_MS = 10 * 60 * 1000;
 
+/** A Prisma transaction client of the records schema. */
+type RecordsTx = Parameters<Parameters<RecordsPrismaClient['$transaction']>[0]>[0];
+
+/**
+ * Serialises changes to one agent's record hierarchy until the transaction ends (a PostgreSQL advisory
+ * lock): a parent check and the write it guards see each other's results, so two concurrent moves
+ * (A under B, B under A) cannot both pass the cycle check, and a cascade delete cannot miss a child moved
+ * into its subtree meanwhile. Parents are always the same agent's records, so one lock per agent suffices.
+ */
+async function lockHierarchy(tx: RecordsTx, agentId: string): Promise<void> {
+  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`records\nhierarchy\n${agentId}`}::text, 0))`;
+}
+
 function toDto(row: RecordRow): RecordDto {
   return {
     id: row.id,
@@ -79,9 +92,12 @@ export class RecordsService implements OnApplicationBootstrap, OnApplicationShut
 
   /** Creates a record; `recordId` lets the agents service choose the id of an agent's default record. */
   async create(agentId: string, body: CreateRecordBody, recordId?: string): Promise<RecordDto> {
-    if (body.parentRecordId) await this.requireParent(agentId, body.parentRecordId);
-    const row = await this.prisma.record.create({
-      data: { id: recordId ?? newId('record'), agentId, name: body.name, tags: body.tags, category: body.category, parentRecordId: body.parentRecordId ?? null },
+    const data = { id: recordId ?? newId('record'), agentId, name: body.name, tags: body.tags, category: body.category, parentRecordId: body.parentRecordId ?? null };
+    if (!body.parentRecordId) return toDto(await this.prisma.record.create({ data }));
+    const row = await this.prisma.$transaction(async (tx) => {
+      await lockHierarchy(tx, agentId); // the parent cannot be deleted between the check and the insert
+      await this.requireParent(agentId, body.parentRecordId!, tx);
+      return tx.record.create({ data });
     });
     return toDto(row);
   }
@@ -102,14 +118,17 @@ export class RecordsService implements OnApplicationBootstrap, OnApplicationShut
 
   /** Updates name, tags, category or parent; a parent must be the agent's and must not create a cycle. */
   async update(agentId: string, recordId: string, body: UpdateRecordBody): Promise<RecordDto> {
-    await this.requireOwned(agentId, recordId);
-    if (body.parentRecordId) {
-      await this.requireParent(agentId, body.parentRecordId);
-      await this.refuseCycle(recordId, body.parentRecordId);
+    const data = { name: body.name, tags: body.tags, category: body.category, parentRecordId: body.parentRecordId, updatedAt: new Date() };
+    if (!body.parentRecordId) {
+      await this.requireOwned(agentId, recordId);
+      return toDto(await this.prisma.record.update({ where: { id: recordId }, data }));
     }
-    const row = await this.prisma.record.update({
-      where: { id: recordId },
-      data: { name: body.name, tags: body.tags, category: body.category, parentRecordId: body.parentRecordId, updatedAt: new Date() },
+    const row = await this.prisma.$transaction(async (tx) => {
+      await lockHierarchy(tx, agentId); // the cycle check and the move are one step (see lockHierarchy)
+      await this.requireOwned(agentId, recordId, tx);
+      await this.requireParent(agentId, body.parentRecordId!, tx);
+      await this.refuseCycle(recordId, body.parentRecordId!, tx);
+      return tx.record.update({ where: { id: recordId }, data });
     });
     return toDto(row);
   }
@@ -122,6 +141,7 @@ export class RecordsService implements OnApplicationBootstrap, OnApplicationShut
   async delete(agentId: string, recordId: string, cascade: boolean): Promise<{ deleted: true; id: string; deletedRecordIds: string[] }> {
     await this.requireOwned(agentId, recordId);
     const ids = await this.prisma.$transaction(async (tx) => {
+      await lockHierarchy(tx, agentId); // no child can be moved into the subtree while it is collected
       const order: string[] = [];
       let frontier = [recordId];
       while (frontier.length > 0) {
@@ -173,23 +193,23 @@ export class RecordsService implements OnApplicationBootstrap, OnApplicationShut
     return this.publishing;
   }
 
-  private async requireOwned(agentId: string, recordId: string): Promise<RecordRow> {
-    const row = await this.prisma.record.findUnique({ where: { id: recordId } });
+  private async requireOwned(agentId: string, recordId: string, db: RecordsTx = this.prisma): Promise<RecordRow> {
+    const row = await db.record.findUnique({ where: { id: recordId } });
     if (!row || row.agentId !== agentId) throw new NotFoundError('Record not found');
     return row;
   }
 
-  private async requireParent(agentId: string, parentId: string): Promise<void> {
-    const parent = await this.prisma.record.findUnique({ where: { id: parentId }, select: { agentId: true } });
+  private async requireParent(agentId: string, parentId: string, db: RecordsTx = this.prisma): Promise<void> {
+    const parent = await db.record.findUnique({ where: { id: parentId }, select: { agentId: true } });
     if (!parent || parent.agentId !== agentId) throw new ValidationError('parentRecordId: no such record of this agent');
   }
 
-  private async refuseCycle(recordId: string, parentId: string): Promise<void> {
+  private async refuseCycle(recordId: string, parentId: string, db: RecordsTx): Promise<void> {
     let cursor: string | null = parentId;
     for (let depth = 0; cursor; depth++) {
       if (cursor === recordId) throw new ValidationError('parentRecordId: would make the record its own ancestor');
       if (depth > 10_000) throw new ValidationError('parentRecordId: hierarchy too deep');
-      const row: { parentRecordId: string | null } | null = await this.prisma.record.findUnique({ where: { id: cursor }, select: { parentRecordId: true } });
+      const row: { parentRecordId: string | null } | null = await db.record.findUnique({ where: { id: cursor }, select: { parentRecordId: true } });
       cursor = row?.parentRecordId ?? null;
     }
   }
