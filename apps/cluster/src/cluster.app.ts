@@ -9,7 +9,7 @@ import { BillingModule } from '@agent-memory/billing';
 import { FilesModule } from '@agent-memory/files';
 import { configureGatewayApp, createGatewayHttpAdapter, GatewayModule, LOG_REDACT_PATHS, RATE_LIMIT_REDIS_OPTIONS, redisRateLimiters, RedisReplayCache } from '@agent-memory/gateway';
 import { MemoryModule, type VectorIndexConfig, VectorIndexServiceModule } from '@agent-memory/memory';
-import { BusMetricsInterceptor, connectMicroserviceWith, currentBusHeaders, DrainingNatsServer, JetStreamEventServer, NatsBusContextInterceptor, OpsModule } from '@agent-memory/platform';
+import { BusMetricsInterceptor, busLogFields, connectMicroserviceWith, DrainingNatsServer, JetStreamEventServer, NatsBusContextInterceptor, OpsModule } from '@agent-memory/platform';
 import { RecordsModule } from '@agent-memory/records';
 import { QUEUE_GROUPS } from '@agent-memory/shared';
 import type { ClusterConfig, ProcessName } from './cluster.config';
@@ -93,10 +93,8 @@ export async function createClusterProcess(config: ClusterConfig): Promise<NestF
           level: config.options.logLevel,
           genReqId: (req) => (req as unknown as { id: string }).id,
           redact: { paths: LOG_REDACT_PATHS, censor: '[redacted]' },
-          mixin: () => {
-            const requestId = currentBusHeaders()?.requestId;
-            return requestId ? { requestId } : {};
-          },
+          // the request id and, once authenticated, the agent id, on every line (from the bus headers)
+          mixin: () => busLogFields(),
           customProps: () => ({ mode: 'cluster', service: p }),
           autoLogging: { ignore: (req) => ['/healthz', '/readyz', '/metrics'].includes(String(req.url)) },
         },

@@ -8,7 +8,7 @@ import { BillingModule } from '@agent-memory/billing';
 import { FilesModule } from '@agent-memory/files';
 import { configureGatewayApp, createGatewayHttpAdapter, GatewayModule, inMemoryRateLimiters, LOG_REDACT_PATHS, type PaymentSettlement } from '@agent-memory/gateway';
 import { MemoryModule } from '@agent-memory/memory';
-import { BusMetricsInterceptor, connectMicroserviceWith, InProcessBus, InProcessServer, OpsModule, PlatformModule } from '@agent-memory/platform';
+import { BusMetricsInterceptor, busLogFields, connectMicroserviceWith, InProcessBus, InProcessServer, OpsModule, PlatformModule } from '@agent-memory/platform';
 import { RecordsModule } from '@agent-memory/records';
 import type { StandaloneConfig } from './standalone.config';
 
@@ -23,6 +23,7 @@ class StandaloneModule {
             level: config.logLevel,
             genReqId: (req) => (req as unknown as { id: string }).id,
             redact: { paths: LOG_REDACT_PATHS, censor: '[redacted]' },
+            mixin: () => busLogFields(), // request id and, once authenticated, agent id on every line
             customProps: () => ({ mode: 'standalone' }),
             autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/readyz' || req.url === '/metrics' },
           },

@@ -105,7 +105,7 @@ export class InProcessClient extends ClientProxy {
   }
 
   protected publish(packet: ReadPacket, callback: (packet: WritePacket) => void): () => void {
-    const headers = currentBusHeaders() ?? { requestId: randomUUID() };
+    const headers = { ...(currentBusHeaders() ?? { requestId: randomUUID() }) }; // a copy, as NATS headers would be
     this.bus.request(String(packet.pattern), packet.data, headers).then(
       (response) => callback({ response, isDisposed: true }),
       (err: unknown) => callback({ err: isBusError(err) ? err : { code: 'INTERNAL_ERROR', message: 'Internal error' }, isDisposed: true }),
@@ -114,7 +114,7 @@ export class InProcessClient extends ClientProxy {
   }
 
   protected async dispatchEvent<T = unknown>(packet: ReadPacket): Promise<T> {
-    const headers = currentBusHeaders() ?? { requestId: randomUUID() };
+    const headers = { ...(currentBusHeaders() ?? { requestId: randomUUID() }) };
     await this.bus.emit(String(packet.pattern), packet.data, headers);
     return undefined as T;
   }

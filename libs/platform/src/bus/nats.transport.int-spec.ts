@@ -14,7 +14,7 @@ import { DomainError } from '@agent-memory/shared';
 import { startNatsServer, type TestInfraServer } from '@agent-memory/testing';
 import { connectMicroserviceWith } from '../ops/hybrid-microservice';
 import { BusClient } from './bus-client';
-import { currentBusHeaders, runWithBusHeaders } from './bus-context';
+import { currentBusHeaders, runWithBusHeaders, setBusPrincipal } from './bus-context';
 import { DrainingNatsServer, JetStreamEventServer, NatsBusClient, NatsBusContextInterceptor } from './nats.transport';
 
 const seen: Array<{ event: unknown; requestId?: string }> = [];
@@ -23,7 +23,8 @@ const seen: Array<{ event: unknown; requestId?: string }> = [];
 class EchoHandler {
   @MessagePattern('test.v1.echo')
   echo(@Payload() data: { text: string }) {
-    return { text: data.text, requestId: currentBusHeaders()?.requestId };
+    const h = currentBusHeaders();
+    return { text: data.text, requestId: h?.requestId, agentId: h?.agentId ?? null, keyEnvironment: h?.keyEnvironment ?? null };
   }
 
   @MessagePattern('test.v1.slow')
@@ -72,8 +73,15 @@ describe('NATS request/reply', () => {
   it('carries the correlation id in NATS headers to the handler', async () => {
     const app = await startService(nats.url, false);
     try {
-      const reply = await runWithBusHeaders({ requestId: 'req-42' }, () => bus.request('test.v1.echo', { text: 'hi' }, z.object({ text: z.string(), requestId: z.string() })));
-      expect(reply).toEqual({ text: 'hi', requestId: 'req-42' });
+      const Reply = z.object({ text: z.string(), requestId: z.string(), agentId: z.string().nullable(), keyEnvironment: z.string().nullable() });
+      const reply = await runWithBusHeaders({ requestId: 'req-42' }, () => bus.request('test.v1.echo', { text: 'hi' }, Reply));
+      expect(reply).toEqual({ text: 'hi', requestId: 'req-42', agentId: null, keyEnvironment: null });
+      // once the gateway has authenticated the caller, the principal rides along too (DESIGN.md §1)
+      const authenticated = await runWithBusHeaders({ requestId: 'req-43' }, async () => {
+        setBusPrincipal({ agentId: 'agt_principal', keyEnvironment: 'test' });
+        return bus.request('test.v1.echo', { text: 'hi' }, Reply);
+      });
+      expect(authenticated).toEqual({ text: 'hi', requestId: 'req-43', agentId: 'agt_principal', keyEnvironment: 'test' });
     } finally {
       await app.close();
     }

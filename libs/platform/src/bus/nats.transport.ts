@@ -21,6 +21,9 @@ import { type BusHeaders, currentBusHeaders, runWithBusHeaders } from './bus-con
 
 /** NATS header carrying the correlation id (the HTTP request id) beside every message. */
 export const REQUEST_ID_HEADER = 'x-request-id';
+/** NATS headers of the authenticated principal ({@link BusHeaders}). */
+export const AGENT_ID_HEADER = 'x-agent-id';
+export const KEY_ENVIRONMENT_HEADER = 'x-key-environment';
 
 /** JetStream stream holding the durable cross-service events (DESIGN.md §1: record deleted → purges). */
 export const EVENT_STREAM = 'AGENT_MEMORY_EVENTS';
@@ -31,12 +34,20 @@ const json = JSONCodec();
 
 function headersFromContext(): MsgHdrs {
   const h = natsHeaders();
-  h.set(REQUEST_ID_HEADER, (currentBusHeaders() ?? { requestId: randomUUID() }).requestId);
+  const current = currentBusHeaders() ?? { requestId: randomUUID() };
+  h.set(REQUEST_ID_HEADER, current.requestId);
+  if (current.agentId) h.set(AGENT_ID_HEADER, current.agentId);
+  if (current.keyEnvironment) h.set(KEY_ENVIRONMENT_HEADER, current.keyEnvironment);
   return h;
 }
 
 function busHeadersFrom(h: MsgHdrs | undefined): BusHeaders {
-  return { requestId: h?.get(REQUEST_ID_HEADER) || randomUUID() };
+  const headers: BusHeaders = { requestId: h?.get(REQUEST_ID_HEADER) || randomUUID() };
+  const agentId = h?.get(AGENT_ID_HEADER);
+  const keyEnvironment = h?.get(KEY_ENVIRONMENT_HEADER);
+  if (agentId) headers.agentId = agentId;
+  if (keyEnvironment === 'live' || keyEnvironment === 'test') headers.keyEnvironment = keyEnvironment;
+  return headers;
 }
 
 /**

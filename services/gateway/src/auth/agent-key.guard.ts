@@ -4,7 +4,7 @@ import { ForbiddenError, UnauthorizedError } from '@agent-memory/shared';
 import { AgentAuthenticator } from './agent-authenticator';
 import { ALLOW_PASSKEY } from './allow-passkey.decorator';
 import { parseAuthorization } from './authorization-header';
-import { type GatewayRequest, stateOf } from './request-context';
+import { type GatewayRequest, setPrincipal, stateOf } from './request-context';
 
 /**
  * Authentication of the agent routes (spec, "Authentication"; docs/authentication.md):
@@ -29,11 +29,11 @@ export class AgentKeyGuard implements CanActivate {
     const state = stateOf(req);
     switch (parsed?.scheme) {
       case 'Bearer':
-        state.principal = await this.auth.byAgentKey(parsed.credential);
+        setPrincipal(req, await this.auth.byAgentKey(parsed.credential));
         state.authMethod = 'agent_key';
         return true;
       case 'Signature':
-        state.principal = await this.auth.bySignature(req, parsed.credential);
+        setPrincipal(req, await this.auth.bySignature(req, parsed.credential));
         state.authMethod = 'signature';
         return true;
       case 'Passkey': {
@@ -42,7 +42,7 @@ export class AgentKeyGuard implements CanActivate {
           throw new ForbiddenError('A passkey session may read the records, memories and files of claimed agents and manage their keys; this call needs the agent key');
         }
         state.human = human;
-        state.principal = await this.auth.claimedRecordOwner(human.humanId, (req.params as Record<string, string>).recordId);
+        setPrincipal(req, await this.auth.claimedRecordOwner(human.humanId, (req.params as Record<string, string>).recordId));
         state.authMethod = 'passkey';
         return true;
       }

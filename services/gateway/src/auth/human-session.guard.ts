@@ -3,7 +3,7 @@ import { AgentIdSchema, NotFoundError, UnauthorizedError } from '@agent-memory/s
 import { RateLimitService } from '../rate-limit/rate-limit.service';
 import { AgentAuthenticator } from './agent-authenticator';
 import { parseAuthorization } from './authorization-header';
-import { type GatewayRequest, humanOf, stateOf } from './request-context';
+import { type GatewayRequest, humanOf, setPrincipal, stateOf } from './request-context';
 
 /**
  * `Authorization: Passkey <session>` (spec, "Authentication": humans in the dashboard): a valid,
@@ -41,7 +41,7 @@ export class ClaimedAgentGuard implements CanActivate {
     const agentId = AgentIdSchema.safeParse((req.params as Record<string, string>).agentId);
     if (!agentId.success) throw new NotFoundError('Agent not found');
     const state = stateOf(req);
-    state.principal = await this.auth.claimedAgent(humanOf(req).humanId, agentId.data);
+    setPrincipal(req, await this.auth.claimedAgent(humanOf(req).humanId, agentId.data));
     state.authMethod = 'passkey';
     return true;
   }

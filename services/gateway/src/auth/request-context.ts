@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify';
+import { setBusPrincipal } from '@agent-memory/platform';
 import type { Principal } from '@agent-memory/shared';
 
 /** What the gateway's guards learn about a request, attached to the Fastify request. */
@@ -18,6 +19,15 @@ export type GatewayRequest = FastifyRequest & { gateway?: GatewayRequestState };
 export function stateOf(req: GatewayRequest): GatewayRequestState {
   req.gateway ??= {};
   return req.gateway;
+}
+
+/**
+ * Sets the request's authenticated principal, and puts it in the bus context so that every message the
+ * request sends carries it in its headers (agent id, key environment; DESIGN.md §1).
+ */
+export function setPrincipal(req: GatewayRequest, principal: Principal): void {
+  stateOf(req).principal = principal;
+  setBusPrincipal(principal);
 }
 
 /** The authenticated principal; throws if a guard did not run (a programming error). */

@@ -2,7 +2,7 @@ import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/com
 import { UnauthorizedError } from '@agent-memory/shared';
 import { AgentAuthenticator } from './agent-authenticator';
 import { parseAuthorization } from './authorization-header';
-import { type GatewayRequest, stateOf } from './request-context';
+import { type GatewayRequest, setPrincipal, stateOf } from './request-context';
 
 /**
  * Wallet signature only (spec, "Raw blob access": `Authorization: Signature <sig>`; DESIGN.md §4): the
@@ -18,7 +18,7 @@ export class WalletSignatureGuard implements CanActivate {
     const parsed = parseAuthorization(req.headers.authorization);
     if (parsed?.scheme !== 'Signature') throw new UnauthorizedError('Missing or invalid Authorization header: expected "Signature <timestamp>:<walletAddress>:<signature>"');
     const state = stateOf(req);
-    state.principal = await this.auth.bySignature(req, parsed.credential);
+    setPrincipal(req, await this.auth.bySignature(req, parsed.credential));
     state.authMethod = 'signature';
     return true;
   }
