@@ -14,7 +14,7 @@ import {
 } from '@agent-memory/shared';
 import { BusClient } from '@agent-memory/platform';
 import { AgentKeyGuard } from '../auth/agent-key.guard';
-import { type GatewayRequest, stateOf } from '../auth/request-context';
+import { type GatewayRequest, setPrincipal } from '../auth/request-context';
 import { GATEWAY_OPTIONS, type GatewayOptions } from '../gateway.options';
 import { validate } from '../http/validate';
 import { PaymentProtocol, requestBindingOf } from './payment-protocol';
@@ -80,7 +80,7 @@ export class PaymentAuthGuard implements CanActivate {
     if (agent.walletAddress.toLowerCase() !== verified.payer.toLowerCase()) throw new NotFoundError('Record not found');
     // Payment credentials move real funds; test agents pay from their sandbox balance only.
     if (agent.keyEnvironment === 'test') throw new ForbiddenError('A test agent pays from its sandbox balance: use its _test_ key; Payment credentials move real funds');
-    stateOf(req).principal = { agentId: agent.agentId, keyEnvironment: 'live', mode: agent.mode };
+    setPrincipal(req, { agentId: agent.agentId, keyEnvironment: 'live', mode: agent.mode });
     setPaymentState(req, { reply, target, verified });
     return true;
   }
@@ -93,7 +93,7 @@ export class PaymentAuthGuard implements CanActivate {
     const target = this.payments.topUpTarget(agentId, amount);
     const verified = await this.payments.verify(header, target);
     const agent = await this.bus.request(SUBJECTS.agents.getWallet, { agentId }, AgentsGetWalletReplySchema);
-    stateOf(req).principal = { agentId: agent.agentId, keyEnvironment: 'live', mode: agent.mode };
+    setPrincipal(req, { agentId: agent.agentId, keyEnvironment: 'live', mode: agent.mode });
     setPaymentState(req, { reply, target, verified });
     return true;
   }
