@@ -149,9 +149,9 @@ describe('cross-agent isolation: another agent’s record is NOT_FOUND on every 
   beforeAll(async () => {
     victim = await api.createAgent({ name: 'victim' });
     attackerKey = (await api.createAgent({ name: 'attacker' })).agentKey;
-    await api.request('POST', `/api/v1/records/${victim.recordId}/remember`, { key: victim.agentKey, body: { content: 'secret plan', path: 'plan' } });
-    await api.request('POST', `/api/v1/records/${victim.recordId}/write`, { key: victim.agentKey, body: { path: 'f.txt', content: 'secret file' } });
-  });
+    expect((await api.request('POST', `/api/v1/records/${victim.recordId}/remember`, { key: victim.agentKey, body: { content: 'secret plan', path: 'plan' } })).status).toBe(200);
+    expect((await api.request('POST', `/api/v1/records/${victim.recordId}/write`, { key: victim.agentKey, body: { path: 'f.txt', content: 'secret file' } })).status).toBe(200);
+  }, 60_000);
 
   // Every row has four entries: Jest treats a test function with more parameters than the row as done-callback style.
   const calls: Array<[string, string, (r: string) => string, unknown]> = [
