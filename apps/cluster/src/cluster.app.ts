@@ -44,7 +44,7 @@ function serviceModule(config: ClusterConfig, redis: Redis[]): DynamicModule | T
       return RecordsModule;
     case 'memory':
     case 'memory-worker':
-      return MemoryModule.forRoot({ embedder: o.embedder, vectorIndex: vectorIndexConfig(config), enrichment: o.enrichment });
+      return MemoryModule.forRoot({ embedder: o.embedder, vectorIndex: vectorIndexConfig(config), enrichment: o.enrichment, warmUp: true });
     case 'files':
       return FilesModule;
     case 'billing':

@@ -1,6 +1,6 @@
-import { type DynamicModule, Inject, Injectable, Module, type OnApplicationBootstrap, type OnApplicationShutdown, Optional } from '@nestjs/common';
+import { type DynamicModule, Inject, Injectable, Logger, Module, type OnApplicationBootstrap, type OnApplicationShutdown, Optional } from '@nestjs/common';
 import { BusClient, DATABASE, type Database, IDEMPOTENCY_CLEANUP, type PeriodicTask, ReadinessRegistry, startPeriodicTask } from '@agent-memory/platform';
-import { MEMORY_TYPE_CLASSIFIER } from './classification/memory-type-classifier.port';
+import { MEMORY_TYPE_CLASSIFIER, type MemoryTypeClassifier } from './classification/memory-type-classifier.port';
 import { PrototypeMemoryTypeClassifier } from './classification/prototype.memory-type-classifier';
 import { EMBEDDER, type Embedder } from './embedding/embedder.port';
 import { ENRICHER } from './enrichment/enricher.port';
@@ -12,7 +12,7 @@ import { MemoryMaintenanceRepository } from './persistence/memory-maintenance.re
 import { MemoryRepository } from './persistence/memory.repository';
 import { MEMORY_PRISMA, openMemoryPrisma } from './persistence/prisma';
 import { ExtractiveSummariser } from './summary/extractive.summariser';
-import { SUMMARISER } from './summary/summariser.port';
+import { SUMMARISER, type Summariser } from './summary/summariser.port';
 import { ContextUseCase } from './use-cases/context.use-case';
 import { EnrichMemoryUseCase } from './use-cases/enrich-memory.use-case';
 import { ForgetUseCase } from './use-cases/forget.use-case';
@@ -53,10 +53,20 @@ export interface MemoryModuleOptions {
   vectorIndex: VectorIndexConfig;
   /** Optional: without it no enrichment is queued and memories keep the local type and summary. */
   enrichment?: EnrichmentConfig;
+  /**
+   * Load the embedding model, the type classifier's prototypes and the summariser at start-up, before the
+   * process reports ready, instead of on the first remember or recall (cluster mode: a replica behind a
+   * readiness probe must not take its first requests cold; ~2-3 s of CPU). Default false (standalone
+   * starts faster and loads on first use).
+   */
+  warmUp?: boolean;
 }
+
+const MEMORY_MODULE_OPTIONS = Symbol('MemoryModuleOptions');
 
 @Injectable()
 class MemoryLifecycle implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('MemoryLifecycle');
   private idempotencyCleanup?: PeriodicTask;
 
   constructor(
@@ -66,10 +76,18 @@ class MemoryLifecycle implements OnApplicationBootstrap, OnApplicationShutdown {
     private readonly reembed: ReembedMemoriesUseCase,
     @Inject(VECTOR_INDEX) private readonly index: VectorIndex,
     @Inject(EMBEDDER) private readonly embedder: Embedder,
+    @Inject(MEMORY_TYPE_CLASSIFIER) private readonly classifier: MemoryTypeClassifier,
+    @Inject(SUMMARISER) private readonly summariser: Summariser,
+    @Inject(MEMORY_MODULE_OPTIONS) private readonly options: MemoryModuleOptions,
     @Optional() private readonly readiness?: ReadinessRegistry,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
+    if (this.options.warmUp) {
+      // one pass through what a remember runs (see MemoryModuleOptions.warmUp); a failure only means a cold start
+      const sample = 'Warm-up: the quarterly planning meeting moved to Thursday. Alice will send the agenda.';
+      await Promise.all([this.classifier.classify(sample), this.summariser.summarise(sample.repeat(5))]).catch((err: unknown) => this.logger.warn({ err }, 'Warm-up failed; models load on first use'));
+    }
     // /readyz of a memory process also asks its vector index (Qdrant or the vector-index service)
     this.readiness?.register('vector-index', async () => void (await this.index.count('readiness-probe')));
     await this.purge.start();
@@ -100,6 +118,7 @@ export class MemoryModule {
       module: MemoryModule,
       controllers: [MemoryMessageHandler],
       providers: [
+        { provide: MEMORY_MODULE_OPTIONS, useValue: options },
         { provide: MEMORY_PRISMA, useFactory: (db: Database) => openMemoryPrisma(db), inject: [DATABASE] },
         {
           provide: EMBEDDER,
