@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { generatePrivateKey } from 'viem/accounts';
 import { type GatewayOptions, PaymentEnvSchema, paymentOptionsFromEnv, PaymentProtocol } from '@agent-memory/gateway';
 import { BusClient, FilesystemBlobStore } from '@agent-memory/platform';
 import { ApiClient, type E2eServer, e2eMode, LocalPaymentSettlement, PaymentTestClient, startE2eServer, startStandaloneServer, TestChainRpcServer } from '@agent-memory/testing';
-import { expectAllRefused, fingerprint, type Refusal, reportHostileCount, settledFingerprint, tryHostile, type Watched } from './security/hostile';
+import { account, type Agent, expectAllRefused, F403, fingerprint, N404, type Refusal, reportHostileCount, settledFingerprint, tryHostile, U401, type Watched } from './security/hostile';
 
 /**
  * The security suite's payment part (docs/billing.md; the rest is in security.e2e-spec.ts): a server
@@ -14,11 +14,6 @@ import { expectAllRefused, fingerprint, type Refusal, reportHostileCount, settle
  * must be refused, and after each group nothing may have changed in any store nor any money have moved.
  * A file of its own so that a cluster run holds one cluster at a time.
  */
-const account = () => privateKeyToAccount(generatePrivateKey());
-type Agent = { agentId: string; agentKey: string; recordId: string; keyId: string };
-const U401: Refusal = { status: 401, code: 'UNAUTHORIZED' };
-const F403: Refusal = { status: 403, code: 'FORBIDDEN' };
-const N404: Refusal = { status: 404, code: 'NOT_FOUND' };
 
 afterAll(() => reportHostileCount('security suite (payment credentials)'));
 

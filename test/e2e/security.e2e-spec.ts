@@ -1,16 +1,21 @@
 import { randomBytes } from 'node:crypto';
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { randomBase62 } from '@agent-memory/shared';
 import { ApiClient, createPasskeyDevice, type E2eServer, startE2eServer } from '@agent-memory/testing';
 import {
+  account,
+  type Agent,
   expectAllRefused,
+  F403,
   fingerprint,
   type HostileRequest,
+  N404,
   type Refusal,
   reportHostileCount,
   settledFingerprint,
   signatureHeader,
   tryHostile,
+  U401,
+  V400,
   type Watched,
 } from './security/hostile';
 
@@ -26,13 +31,11 @@ const ORIGIN = 'http://localhost:8080';
 let server: E2eServer;
 let api: ApiClient;
 
-const account = () => privateKeyToAccount(generatePrivateKey());
 const walletL = account(); // the local agent
 const walletL2 = account(); // another local agent
 const walletC = account(); // a cloud agent's (client-held) wallet
 const stranger = account(); // no agent has it
 
-type Agent = { agentId: string; agentKey: string; recordId: string; keyId: string };
 let victim: Agent; // live, cloud: the target of most attacks
 let attacker: Agent; // live, cloud
 let tester: Agent; // test environment
@@ -170,10 +173,6 @@ const byScope = (...scopes: Scope[]) => ENDPOINTS.filter((e) => scopes.includes(
 const targetOf = (a: Agent) => ({ recordId: a.recordId, keyId: a.keyId, agentId: a.agentId });
 const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
 const passkey = (token: string) => ({ authorization: `Passkey ${token}` });
-const U401: Refusal = { status: 401, code: 'UNAUTHORIZED' };
-const F403: Refusal = { status: 403, code: 'FORBIDDEN' };
-const N404: Refusal = { status: 404, code: 'NOT_FOUND' };
-const V400: Refusal = { status: 400, code: 'VALIDATION_ERROR' };
 
 /** A hostile call of `e` on `target` with `headers`; JSON body `e.body` unless given. */
 function call(group: string, e: Endpoint, target: Agent, headers: Record<string, string> | undefined, expected: Refusal, label = '') {

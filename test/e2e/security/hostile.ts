@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { PrivateKeyAccount } from 'viem/accounts';
+import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
 import {
   AgentKeyListSchema,
   AgentSchema,
@@ -46,6 +46,18 @@ export interface Refusal {
   status: number;
   code: string;
 }
+
+/** The refusals the suites expect most often. */
+export const U401: Refusal = { status: 401, code: 'UNAUTHORIZED' };
+export const F403: Refusal = { status: 403, code: 'FORBIDDEN' };
+export const N404: Refusal = { status: 404, code: 'NOT_FOUND' };
+export const V400: Refusal = { status: 400, code: 'VALIDATION_ERROR' };
+
+/** An agent as the suites hold it: its ids and its key. */
+export type Agent = { agentId: string; agentKey: string; recordId: string; keyId: string };
+
+/** A fresh wallet (viem local account). */
+export const account = () => privateKeyToAccount(generatePrivateKey());
 
 // Words that would betray internals: stack frames, source files, modules, ORM/SQL, bus subjects.
 const LEAK = /\bat .+\(.+:\d+|\.ts:\d+|\.js:\d+|node_modules|prisma|PrismaClient|SELECT |INSERT |UPDATE |\bstack\b|(agents|records|memory|files|billing)\.v1\.|TypeError|ReferenceError|ECONNREFUSED|nats:\/\/|postgres(ql)?:\/\//i;
