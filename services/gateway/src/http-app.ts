@@ -3,8 +3,10 @@ import type { INestApplication } from '@nestjs/common';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { cleanupOpenApiDoc } from 'nestjs-zod';
-import { LIMITS } from '@agent-memory/shared';
+import { DomainError, LIMITS } from '@agent-memory/shared';
 import { runWithBusHeaders } from '@agent-memory/platform';
+import { authorizationFieldCount } from './auth/authorization-header';
+import { answerClientError, answerFrameworkError, MAX_PARAM_LENGTH } from './http/edge-errors';
 import { DEFAULT_HTTP_SECURITY, type HttpSecurityOptions, registerHttpSecurity } from './http/http-security';
 
 /**
@@ -13,7 +15,11 @@ import { DEFAULT_HTTP_SECURITY, type HttpSecurityOptions, registerHttpSecurity }
  */
 export const BODY_LIMIT_BYTES = 6 * LIMITS.fileContentBytes.max + 64 * 1024;
 
-/** The Fastify adapter with the gateway's request ids (`x-request-id` in, echoed out). */
+/**
+ * The Fastify adapter with the gateway's request ids (`x-request-id` in, echoed out) and the envelope
+ * on the errors raised below the routes: Node's parser refusals and the router's (docs/api.md, "Errors
+ * at the HTTP edge"; ./http/edge-errors.ts).
+ */
 export function createGatewayHttpAdapter(): FastifyAdapter {
   return new FastifyAdapter({
     bodyLimit: BODY_LIMIT_BYTES,
@@ -24,6 +30,9 @@ export function createGatewayHttpAdapter(): FastifyAdapter {
     // JSON bodies with __proto__/constructor keys are refused outright.
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
+    maxParamLength: MAX_PARAM_LENGTH,
+    frameworkErrors: answerFrameworkError,
+    clientErrorHandler: answerClientError,
   });
 }
 
@@ -39,6 +48,11 @@ export function configureGatewayApp(app: NestFastifyApplication, options: { secu
   fastify.addHook('onRequest', (req, reply, done) => {
     void reply.header('x-request-id', req.id);
     runWithBusHeaders({ requestId: String(req.id) }, done);
+  });
+  // Two credentials are refused before any guard runs: Node keeps only the first (docs/authentication.md).
+  fastify.addHook('onRequest', (req, _reply, done) => {
+    if (authorizationFieldCount(req.raw.rawHeaders) > 1) return done(new DomainError('VALIDATION_ERROR', 'Authorization: send exactly one Authorization header'));
+    done();
   });
   // JSON only: a text/plain body is refused with VALIDATION_ERROR instead of reaching the schemas as a string.
   fastify.removeContentTypeParser(['text/plain']);

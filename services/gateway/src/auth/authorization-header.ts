@@ -14,3 +14,15 @@ export function parseAuthorization(header: string | string[] | undefined): { sch
   const scheme = SCHEMES[(m[1] as string).toLowerCase()];
   return scheme ? { scheme, credential: m[2] as string } : null;
 }
+
+/**
+ * How many `Authorization` field lines a request carries, from Node's `rawHeaders` (name, value, name,
+ * value, ...). Node keeps only the first `authorization` in `req.headers` and drops the rest, so a
+ * second credential would be silently ignored; the gateway refuses any count above one
+ * (docs/authentication.md: Authorization is a singleton field, RFC 9110 §5.3 and §11.6.2).
+ */
+export function authorizationFieldCount(rawHeaders: readonly string[]): number {
+  let count = 0;
+  for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i]!.toLowerCase() === 'authorization') count++;
+  return count;
+}
