@@ -23,6 +23,7 @@ export * from './platform.module';
 export * from './idempotency/idempotency';
 export * from './idempotency/idempotency-cleanup';
 export * from './keyed-mutex';
+export * from './fair-scheduler';
 export * from './ops/ops.options';
 export * from './ops/metrics';
 export * from './ops/readiness.registry';
