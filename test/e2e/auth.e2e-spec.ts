@@ -222,10 +222,28 @@ describe('passkeys for humans', () => {
   it('adds a second passkey while signed in', async () => {
     const laptop = createPasskeyDevice(ORIGIN);
     const opts = (await api.request('POST', '/api/v1/auth/passkey/register/options', { headers: passkey(token), body: {} })).data;
-    const added = (await api.request('POST', '/api/v1/auth/passkey/register/verify', { body: { response: laptop.create(opts.options) } })).data;
+    const added = (await api.request('POST', '/api/v1/auth/passkey/register/verify', { headers: passkey(token), body: { response: laptop.create(opts.options) } })).data;
     expect(added.human).toMatchObject({ id: humanId, passkeys: [expect.any(Object), expect.any(Object)] });
     const opts2 = (await api.request('POST', '/api/v1/auth/passkey/login/options', { body: {} })).data;
     expect((await api.request('POST', '/api/v1/auth/passkey/login/verify', { body: { response: laptop.get(opts2.options) } })).data.human.id).toBe(humanId);
+  });
+
+  it('finishes adding a passkey only in the session of the account that started it (none: 401, another human’s: 403); nothing added', async () => {
+    const other = createPasskeyDevice(ORIGIN);
+    const otherOpts = (await api.request('POST', '/api/v1/auth/passkey/register/options', { body: { name: 'Mallory' } })).data;
+    const otherToken = (await api.request('POST', '/api/v1/auth/passkey/register/verify', { body: { response: other.create(otherOpts.options) } })).data.token;
+    const before = (await api.request('GET', '/api/v1/humans/me', { headers: passkey(token) })).data.passkeys;
+    for (const [headers, status, code] of [
+      [{}, 401, 'UNAUTHORIZED'],
+      [passkey(otherToken), 403, 'FORBIDDEN'],
+    ] as const) {
+      // the challenge leaked: its holder answers it with an authenticator of their own
+      const opts = (await api.request('POST', '/api/v1/auth/passkey/register/options', { headers: passkey(token), body: {} })).data;
+      const finished = await api.request('POST', '/api/v1/auth/passkey/register/verify', { headers, body: { response: createPasskeyDevice(ORIGIN).create(opts.options) } });
+      expect([finished.status, finished.code]).toEqual([status, code]);
+    }
+    expect((await api.request('GET', '/api/v1/humans/me', { headers: passkey(token) })).data.passkeys).toEqual(before);
+    expect((await api.request('GET', '/api/v1/humans/me', { headers: passkey(otherToken) })).data.passkeys).toHaveLength(1);
   });
 
   it('claims an agent with its key once, then reads its records, memories, files and usage', async () => {

@@ -154,7 +154,11 @@ export const AgentsFindByWalletMessageSchema = z.object({ walletAddress: WalletA
 
 export const PasskeysRegisterOptionsMessageSchema = z.object({ humanId: HumanIdSchema.optional(), name: HumanNameSchema.optional() });
 export const PasskeysLoginOptionsMessageSchema = z.object({});
-export const PasskeysVerifyMessageSchema = z.object({ response: WebAuthnCredentialJsonSchema });
+/**
+ * A ceremony's verify step. `humanId`: the signed-in human finishing it (from `Authorization: Passkey`);
+ * a registration that adds a passkey to an account must carry that account's (docs/authentication.md).
+ */
+export const PasskeysVerifyMessageSchema = z.object({ response: WebAuthnCredentialJsonSchema, humanId: HumanIdSchema.optional() });
 export const SessionsAuthenticateMessageSchema = z.object({ token: z.string().min(1).max(512) });
 export const SessionsAuthenticateReplySchema = z.object({ humanId: HumanIdSchema, sessionId: z.string(), expiresAt: TimestampSchema });
 export const SessionsEndMessageSchema = z.object({ token: z.string().min(1).max(512) });

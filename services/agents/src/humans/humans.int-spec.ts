@@ -72,10 +72,31 @@ describe('passkey registration and sign-in', () => {
     const laptop = createPasskeyDevice(ORIGIN);
     const first = await register(phone, 'Bo');
     const { options } = await passkeys.registrationOptions({ humanId: first.human.id });
-    const second = await passkeys.registrationVerify(asJson(laptop.create(options)));
+    const second = await passkeys.registrationVerify(asJson(laptop.create(options)), { humanId: first.human.id });
     expect(second.human.id).toBe(first.human.id);
     expect(second.human.passkeys).toHaveLength(2);
     expect((await signIn(laptop)).human.id).toBe(first.human.id);
+  });
+
+  it('finishes adding a passkey only in a session of the account that started it: none is 401, another human’s is 403, nothing added', async () => {
+    const owner = await register(createPasskeyDevice(ORIGIN), 'Gil');
+    const intruder = await register(createPasskeyDevice(ORIGIN), 'Hal');
+    for (const [session, code] of [
+      [undefined, 'UNAUTHORIZED'],
+      [{ humanId: intruder.human.id }, 'FORBIDDEN'],
+    ] as const) {
+      // whoever holds the challenge made their own authenticator answer it
+      const { options } = await passkeys.registrationOptions({ humanId: owner.human.id });
+      const attacker = createPasskeyDevice(ORIGIN);
+      await expect(passkeys.registrationVerify(asJson(attacker.create(options)), session)).rejects.toMatchObject({ code });
+    }
+    expect(await prisma.passkeyCredential.count({ where: { humanId: owner.human.id } })).toBe(1);
+    expect(await prisma.passkeyCredential.count({ where: { humanId: intruder.human.id } })).toBe(1);
+    // a new account's ceremony needs no session, and a session does not turn it into an add-passkey one
+    const fresh = await passkeys.registrationOptions({ name: 'Ivy' });
+    const ivy = await passkeys.registrationVerify(asJson(createPasskeyDevice(ORIGIN).create(fresh.options)), { humanId: owner.human.id });
+    expect(ivy.human).toMatchObject({ name: 'Ivy', passkeys: [expect.any(Object)] });
+    expect(ivy.human.id).not.toBe(owner.human.id);
   });
 
   it('refuses a ceremony from another origin, a reused challenge, an expired challenge and an unknown passkey', async () => {

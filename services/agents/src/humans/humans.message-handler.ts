@@ -37,7 +37,7 @@ export class HumansMessageHandler {
 
   @MessagePattern(SUBJECTS.humans.passkeyRegisterVerify)
   registerVerify(@Payload(new MessagePipe(PasskeysVerifyMessageSchema)) m: z.output<typeof PasskeysVerifyMessageSchema>) {
-    return this.passkeys.registrationVerify(m.response);
+    return this.passkeys.registrationVerify(m.response, m.humanId ? { humanId: m.humanId } : undefined);
   }
 
   @MessagePattern(SUBJECTS.humans.passkeyLoginOptions)

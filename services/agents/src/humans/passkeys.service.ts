@@ -8,7 +8,7 @@ import {
   verifyAuthenticationResponse,
   verifyRegistrationResponse,
 } from '@simplewebauthn/server';
-import { type Human, type HumanSessionResponse, newId, NotFoundError, UnauthorizedError, ValidationError, type WebAuthnCredentialJson } from '@agent-memory/shared';
+import { ForbiddenError, type Human, type HumanSessionResponse, newId, NotFoundError, UnauthorizedError, ValidationError, type WebAuthnCredentialJson } from '@agent-memory/shared';
 import { AGENTS_PRISMA } from '../agent-keys.service';
 import { CLOCK, type Clock } from '../clock';
 import type { AgentsPrismaClient } from '../persistence/prisma';
@@ -66,9 +66,20 @@ export class PasskeysService {
     return { options, expiresAt: expiresAt.toISOString() };
   }
 
-  /** Verifies a registration, stores the passkey (creating the account if new) and signs the human in. */
-  async registrationVerify(response: WebAuthnCredentialJson): Promise<HumanSessionResponse> {
+  /**
+   * Verifies a registration, stores the passkey (creating the account if new) and signs the human in.
+   * `session` is the signed-in human finishing the ceremony (`Authorization: Passkey`, resolved by the
+   * gateway). A ceremony that adds a passkey to an account is bound to that account: it finishes only in
+   * one of its sessions (none: UNAUTHORIZED; another human's: FORBIDDEN), so that holding the challenge
+   * alone cannot add an attacker's authenticator (docs/authentication.md, "Passkeys"). The challenge is
+   * consumed either way. A new account's ceremony needs no session.
+   */
+  async registrationVerify(response: WebAuthnCredentialJson, session?: { humanId: string }): Promise<HumanSessionResponse> {
     const challenge = await this.consumeChallenge(response, 'registration');
+    if (challenge.humanId !== null) {
+      if (!session) throw new UnauthorizedError('Adding a passkey to an account needs that account’s session: send the Authorization: Passkey header that started the ceremony');
+      if (session.humanId !== challenge.humanId) throw new ForbiddenError('This passkey ceremony was started by another account');
+    }
     let verification: Awaited<ReturnType<typeof verifyRegistrationResponse>>;
     try {
       verification = await verifyRegistrationResponse({

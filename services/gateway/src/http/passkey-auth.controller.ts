@@ -40,21 +40,22 @@ export class PasskeyAuthController {
   @ApiBody({ type: PasskeyRegisterOptionsDto })
   async registerOptions(@Req() req: GatewayRequest, @Body() body: unknown) {
     const { name } = validate(PasskeyRegisterOptionsBodySchema, body === undefined ? {} : body, 'body');
-    let humanId: string | undefined;
-    if (req.headers.authorization !== undefined) {
-      const parsed = parseAuthorization(req.headers.authorization);
-      if (parsed?.scheme !== 'Passkey') throw new UnauthorizedError('Invalid Authorization header: expected "Passkey <session credential>" or none');
-      humanId = (await this.auth.bySession(parsed.credential)).humanId;
-    }
+    const humanId = await this.optionalSession(req);
     return this.bus.request(SUBJECTS.humans.passkeyRegisterOptions, { humanId, name }, PasskeyOptionsResponseSchema);
   }
 
+  /**
+   * Finishes a registration. A ceremony begun with `Authorization: Passkey` (adding a passkey) must be
+   * finished with a session of the same account (none: 401, another account's: 403; docs/authentication.md).
+   */
   @Post('passkey/register/verify')
   @HttpCode(200)
   @UseGuards(AnonymousRateLimitGuard)
   @ApiBody({ type: PasskeyVerifyDto })
-  registerVerify(@Body() body: unknown) {
-    return this.bus.request(SUBJECTS.humans.passkeyRegisterVerify, validate(PasskeyVerifyBodySchema, body, 'body'), HumanSessionResponseSchema);
+  async registerVerify(@Req() req: GatewayRequest, @Body() body: unknown) {
+    const { response } = validate(PasskeyVerifyBodySchema, body, 'body');
+    const humanId = await this.optionalSession(req);
+    return this.bus.request(SUBJECTS.humans.passkeyRegisterVerify, { response, humanId }, HumanSessionResponseSchema);
   }
 
   @Post('passkey/login/options')
@@ -71,6 +72,14 @@ export class PasskeyAuthController {
   @ApiBody({ type: PasskeyVerifyDto })
   loginVerify(@Body() body: unknown) {
     return this.bus.request(SUBJECTS.humans.passkeyLoginVerify, validate(PasskeyVerifyBodySchema, body, 'body'), HumanSessionResponseSchema);
+  }
+
+  /** The signed-in human of an optional `Authorization: Passkey <session>`; undefined without the header, 401 for any other. */
+  private async optionalSession(req: GatewayRequest): Promise<string | undefined> {
+    if (req.headers.authorization === undefined) return undefined;
+    const parsed = parseAuthorization(req.headers.authorization);
+    if (parsed?.scheme !== 'Passkey') throw new UnauthorizedError('Invalid Authorization header: expected "Passkey <session credential>" or none');
+    return (await this.auth.bySession(parsed.credential)).humanId;
   }
 
   /** Sign out: the session credential stops working at once. */
