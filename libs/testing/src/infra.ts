@@ -1,9 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
+import { NATS_USERS, natsAuthorizationConfig } from '@agent-memory/platform';
 
 /** A free TCP port on 127.0.0.1 (asks the kernel, then releases it). */
 export async function freePort(): Promise<number> {
@@ -85,15 +87,38 @@ function restartable(name: string, port: number, args: string[], url: string, da
 export const NATS_MAX_PAYLOAD = '8MB';
 
 /**
+ * Credentials of a cluster's bus (docs/configuration.md, "Bus authentication"): a random password per
+ * NATS user (one per process) and a fresh Ed25519 key pair for the gateway's signatures (base64 DER).
+ */
+export interface BusCredentials {
+  passwords: Record<string, string>;
+  signingPrivateKey: string;
+  signingPublicKey: string;
+}
+
+/** New random {@link BusCredentials}. */
+export function generateBusCredentials(): BusCredentials {
+  const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+  return {
+    passwords: Object.fromEntries(NATS_USERS.map((u) => [u, randomBytes(24).toString('base64url')])),
+    signingPrivateKey: privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64'),
+    signingPublicKey: publicKey.export({ format: 'der', type: 'spki' }).toString('base64'),
+  };
+}
+
+/**
  * Starts a private `nats-server` with JetStream on a free port (the Debian package's binary, as on
  * the machine and in CI) and {@link NATS_MAX_PAYLOAD}, so a test owns its subjects and streams and may
- * restart the server.
+ * restart the server. With `passwords` (user → password) the server has the cluster's users and their
+ * permissions (`natsAuthorizationConfig`, as deploy/nats/agent-memory.conf) and refuses anonymous clients.
  */
-export async function startNatsServer(): Promise<TestInfraServer> {
+export async function startNatsServer(options: { passwords?: Record<string, string> } = {}): Promise<TestInfraServer> {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'agent-memory-nats-'));
   const config = join(dir, 'nats.conf');
-  writeFileSync(config, `listen: "127.0.0.1:${port}"\nmax_payload: ${NATS_MAX_PAYLOAD}\njetstream {\n  store_dir: "${join(dir, 'js')}"\n}\n`);
+  const passwords = options.passwords;
+  const authorization = passwords ? natsAuthorizationConfig((user) => JSON.stringify(passwords[user] ?? randomBytes(24).toString('base64url'))) : '';
+  writeFileSync(config, `listen: "127.0.0.1:${port}"\nmax_payload: ${NATS_MAX_PAYLOAD}\njetstream {\n  store_dir: "${join(dir, 'js')}"\n}\n${authorization}`, { mode: 0o600 });
   const server = restartable('nats-server', port, ['-c', config], `nats://127.0.0.1:${port}`, dir);
   await server.start();
   return server;

@@ -11,10 +11,11 @@ import { Ctx, EventPattern, MessagePattern, Payload } from '@nestjs/microservice
 import type { ClientProxy } from '@nestjs/microservices';
 import { z } from 'zod';
 import { DomainError } from '@agent-memory/shared';
-import { startNatsServer, type TestInfraServer } from '@agent-memory/testing';
+import { generateBusCredentials, startNatsServer, type TestInfraServer } from '@agent-memory/testing';
 import { connectMicroserviceWith } from '../ops/hybrid-microservice';
 import { BusClient } from './bus-client';
 import { currentBusHeaders, runWithBusHeaders, setBusPrincipal } from './bus-context';
+import { BusSigner, BusVerifier } from './bus-signature';
 import { DrainingNatsServer, JetStreamEventServer, NatsBusClient, NatsBusContextInterceptor } from './nats.transport';
 
 const seen: Array<{ event: unknown; requestId?: string }> = [];
@@ -45,11 +46,13 @@ class EchoModule {}
 let nats: TestInfraServer;
 let bus: BusClient;
 let client: NatsBusClient;
+// the principal crosses only signed by the gateway's key and verified by the service (nats-auth.int-spec.ts)
+const keys = generateBusCredentials();
 
 async function startService(url: string, withEvents: boolean) {
   const app = await NestFactory.create(EchoModule, new FastifyAdapter(), { logger: false });
   const interceptors = [new NatsBusContextInterceptor()];
-  const server = new DrainingNatsServer({ servers: [url], queue: 'test', name: 'test' });
+  const server = new DrainingNatsServer({ servers: [url], queue: 'test', name: 'test', auth: { verifier: new BusVerifier(keys.signingPublicKey, 60_000) } });
   connectMicroserviceWith(app, { strategy: server }, { interceptors });
   if (withEvents) connectMicroserviceWith(app, { strategy: new JetStreamEventServer({ servers: [url], service: 'test' }) }, { interceptors });
   await app.startAllMicroservices();
@@ -61,7 +64,7 @@ async function startService(url: string, withEvents: boolean) {
 
 beforeAll(async () => {
   nats = await startNatsServer();
-  client = new NatsBusClient([nats.url], 'test-client', 2_000);
+  client = new NatsBusClient([nats.url], 'test-client', 2_000, { signer: new BusSigner(keys.signingPrivateKey) });
   bus = new BusClient(client as unknown as ClientProxy, 2_000);
 }, 30_000);
 afterAll(async () => {

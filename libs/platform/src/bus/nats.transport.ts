@@ -18,6 +18,10 @@ import {
 } from 'nats';
 import { lastValueFrom, Observable } from 'rxjs';
 import { type BusHeaders, currentBusHeaders, runWithBusHeaders } from './bus-context';
+import { type BusSigner, type BusVerifier, SIGNATURE_HEADER, SIGNED_AT_HEADER } from './bus-signature';
+import { EVENT_STREAM, eventConsumerName, eventSubject, natsInboxPrefix } from './nats-permissions';
+
+export { EVENT_STREAM, eventSubject } from './nats-permissions';
 
 /** NATS header carrying the correlation id (the HTTP request id) beside every message. */
 export const REQUEST_ID_HEADER = 'x-request-id';
@@ -25,26 +29,58 @@ export const REQUEST_ID_HEADER = 'x-request-id';
 export const AGENT_ID_HEADER = 'x-agent-id';
 export const KEY_ENVIRONMENT_HEADER = 'x-key-environment';
 
-/** JetStream stream holding the durable cross-service events (DESIGN.md §1: record deleted → purges). */
-export const EVENT_STREAM = 'AGENT_MEMORY_EVENTS';
-/** Events are published under `evt.<event subject>`, apart from the core-NATS request subjects. */
-export const eventSubject = (pattern: string): string => `evt.${pattern}`;
-
 const json = JSONCodec();
 
-function headersFromContext(): MsgHdrs {
+/**
+ * Credentials and keys of one process's NATS connections (docs/configuration.md, "Bus authentication"):
+ * its NATS user (the inbox prefix follows from it), and the gateway's signing key or the services'
+ * verifying key.
+ */
+export interface NatsAuthOptions {
+  /** NATS user and password; without them the connection is anonymous (a NATS server without authorization). */
+  user?: string;
+  pass?: string;
+  /** Signs every message this process sends (the gateway). */
+  signer?: BusSigner;
+  /** Verifies the principal of every request this process serves. */
+  verifier?: BusVerifier;
+}
+
+/** Connection options (nats.js) for `auth`: credentials and the user's private inbox prefix. */
+export function natsConnectionOptions(auth: NatsAuthOptions = {}): { user?: string; pass?: string; inboxPrefix?: string } {
+  return auth.user ? { user: auth.user, pass: auth.pass, inboxPrefix: natsInboxPrefix(auth.user) } : {};
+}
+
+/**
+ * NATS headers of a message sent from the current bus context. The principal crosses only when this
+ * process signs (the gateway): a principal another service forwarded could not be told from a forged one,
+ * so services send the correlation id alone.
+ */
+function headersFromContext(signing: boolean): MsgHdrs {
   const h = natsHeaders();
   const current = currentBusHeaders() ?? { requestId: randomUUID() };
   h.set(REQUEST_ID_HEADER, current.requestId);
-  if (current.agentId) h.set(AGENT_ID_HEADER, current.agentId);
-  if (current.keyEnvironment) h.set(KEY_ENVIRONMENT_HEADER, current.keyEnvironment);
+  if (signing && current.agentId) h.set(AGENT_ID_HEADER, current.agentId);
+  if (signing && current.keyEnvironment) h.set(KEY_ENVIRONMENT_HEADER, current.keyEnvironment);
   return h;
 }
 
+/** Adds the signing time and signature of `signer` over (`subject`, headers, `body`) to `h`. */
+function signHeaders(signer: BusSigner, subject: string, h: MsgHdrs, body: Uint8Array): void {
+  const signedAt = Date.now();
+  h.set(SIGNED_AT_HEADER, String(signedAt));
+  h.set(SIGNATURE_HEADER, signer.sign({ subject, requestId: h.get(REQUEST_ID_HEADER), agentId: h.get(AGENT_ID_HEADER) || undefined, keyEnvironment: h.get(KEY_ENVIRONMENT_HEADER) || undefined, signedAt, body }));
+}
+
+/** Headers whose principal {@link DrainingNatsServer} verified (only these are trusted). */
+const verifiedHeaders = new WeakSet<object>();
+
+/** Bus context of a received message: the correlation id, and the principal only from verified headers. */
 function busHeadersFrom(h: MsgHdrs | undefined): BusHeaders {
   const headers: BusHeaders = { requestId: h?.get(REQUEST_ID_HEADER) || randomUUID() };
-  const agentId = h?.get(AGENT_ID_HEADER);
-  const keyEnvironment = h?.get(KEY_ENVIRONMENT_HEADER);
+  if (!h || !verifiedHeaders.has(h)) return headers;
+  const agentId = h.get(AGENT_ID_HEADER);
+  const keyEnvironment = h.get(KEY_ENVIRONMENT_HEADER);
   if (agentId) headers.agentId = agentId;
   if (keyEnvironment === 'live' || keyEnvironment === 'test') headers.keyEnvironment = keyEnvironment;
   return headers;
@@ -55,10 +91,15 @@ function busHeadersFrom(h: MsgHdrs | undefined): BusHeaders {
  * headers, so the correlation id crosses every request.
  */
 export class TracingNatsRecordSerializer extends NatsRecordSerializer {
+  /** @param signing whether the principal goes along (the sender signs: see {@link headersFromContext}) */
+  constructor(private readonly signing = false) {
+    super();
+  }
+
   override serialize(packet: ReadPacket & { headers?: unknown }): { data: Uint8Array; headers: unknown } {
     const data = packet?.data;
     if (data instanceof NatsRecord) return super.serialize(packet) as { data: Uint8Array; headers: unknown };
-    const record = new NatsRecordBuilder(data).setHeaders(headersFromContext()).build();
+    const record = new NatsRecordBuilder(data).setHeaders(headersFromContext(this.signing)).build();
     return super.serialize({ ...packet, data: record }) as { data: Uint8Array; headers: unknown };
   }
 }
@@ -101,9 +142,11 @@ export async function ensureEventStream(nc: NatsConnection): Promise<void> {
  */
 export class NatsBusClient extends ClientNats {
   private streamReady?: Promise<void>;
+  private readonly signer?: BusSigner;
 
-  constructor(servers: string[], name: string, private readonly requestTimeoutMs: number) {
-    super({ servers, name, serializer: new TracingNatsRecordSerializer(), maxReconnectAttempts: -1 });
+  constructor(servers: string[], name: string, private readonly requestTimeoutMs: number, auth: NatsAuthOptions = {}) {
+    super({ servers, name, serializer: new TracingNatsRecordSerializer(auth.signer !== undefined), maxReconnectAttempts: -1, ...natsConnectionOptions(auth) } as never);
+    this.signer = auth.signer;
   }
 
   protected override publish(partialPacket: ReadPacket, callback: (packet: WritePacket) => void): () => void {
@@ -113,7 +156,9 @@ export class NatsBusClient extends ClientNats {
       const serialized = this.serializer.serialize(packet) as { data: Uint8Array; headers?: MsgHdrs };
       const onReply = this.createSubscriptionHandler(packet, callback);
       const nc = this.natsClient as unknown as NatsConnection;
-      nc.request(subject, serialized.data, { timeout: this.requestTimeoutMs, headers: this.mergeHeaders(serialized.headers) }).then(
+      const headers = this.mergeHeaders(serialized.headers) as MsgHdrs;
+      if (this.signer) signHeaders(this.signer, subject, headers, serialized.data);
+      nc.request(subject, serialized.data, { timeout: this.requestTimeoutMs, headers }).then(
         (msg) => onReply(undefined, msg as never),
         (err: unknown) => {
           const code = (err as { code?: string }).code;
@@ -138,7 +183,8 @@ export class NatsBusClient extends ClientNats {
     const data = packet.data as { eventId?: unknown } | undefined;
     const msgID = typeof data?.eventId === 'string' ? data.eventId : undefined;
     try {
-      await nc.jetstream().publish(eventSubject(pattern), json.encode(packet.data), { msgID, headers: headersFromContext(), timeout: 5_000 });
+      // Events carry no principal (their consumers act on the event's own ids), so they need no signature.
+      await nc.jetstream().publish(eventSubject(pattern), json.encode(packet.data), { msgID, headers: headersFromContext(false), timeout: 5_000 });
     } catch (err) {
       // the stream may have been lost (a NATS server without its JetStream storage): set it up again next time
       this.streamReady = undefined;
@@ -173,15 +219,67 @@ export class NatsBusContextInterceptor implements NestInterceptor {
 export class DrainingNatsServer extends ServerNats {
   private inFlight = 0;
   private readonly idle = new Set<() => void>();
+  private readonly verifier?: BusVerifier;
+  private readonly refusals = new Logger('BusAuthentication');
 
-  constructor(options: { servers: string[]; queue: string; name: string; drainTimeoutMs?: number }) {
-    super({ servers: options.servers, queue: options.queue, name: options.name, maxReconnectAttempts: -1 } as never);
+  /** `auth`: this process's NATS user, and the gateway's verifying key (without one, no principal is trusted). */
+  constructor(options: { servers: string[]; queue: string; name: string; drainTimeoutMs?: number; auth?: NatsAuthOptions }) {
+    super({ servers: options.servers, queue: options.queue, name: options.name, maxReconnectAttempts: -1, ...natsConnectionOptions(options.auth) } as never);
     this.drainTimeoutMs = options.drainTimeoutMs ?? 25_000;
+    this.verifier = options.auth?.verifier;
   }
 
   private readonly drainTimeoutMs: number;
 
+  /**
+   * Subscribes the request handlers only: events arrive through JetStream ({@link JetStreamEventServer}),
+   * and a core-NATS message on an event subject (which anyone allowed to publish it could send) must not
+   * reach them.
+   */
+  override bindEvents(client: NatsConnection): void {
+    const defaultQueue = this.getOptionsProp(this.options as never, 'queue' as never) as string | undefined;
+    const self = this as unknown as { subscriptions: unknown[] };
+    for (const [channel, handler] of this.messageHandlers) {
+      if (handler.isEventHandler) continue;
+      const queue = (handler.extras?.queue as string | undefined) ?? defaultQueue;
+      self.subscriptions.push(client.subscribe(channel, { queue, callback: this.getMessageHandler(channel).bind(this) as never }));
+    }
+  }
+
+  /**
+   * Why the message may not run (its principal is not vouched for), or undefined: a message that carries
+   * a principal or a signature must bear a valid, fresh signature of the gateway over its subject,
+   * headers and exact body; one without either runs without a principal (a service's own call).
+   */
+  private refusal(channel: string, natsMsg: Parameters<ServerNats['handleMessage']>[1]): string | undefined {
+    const h = natsMsg.headers;
+    if (!h) return undefined;
+    const agentId = h.get(AGENT_ID_HEADER) || undefined;
+    const keyEnvironment = h.get(KEY_ENVIRONMENT_HEADER) || undefined;
+    const signature = h.get(SIGNATURE_HEADER) || undefined;
+    if (!agentId && !keyEnvironment && !signature) return undefined;
+    if (!this.verifier) return 'this service has no key to verify the principal with';
+    const failure = this.verifier.verify({ subject: natsMsg.subject, requestId: h.get(REQUEST_ID_HEADER), agentId, keyEnvironment, body: natsMsg.data }, h.get(SIGNED_AT_HEADER) || undefined, signature);
+    if (failure) return `the principal is not signed by the gateway (${failure})`;
+    verifiedHeaders.add(h);
+    return undefined;
+  }
+
   override async handleMessage(channel: string, natsMsg: Parameters<ServerNats['handleMessage']>[1]): Promise<void> {
+    const refused = this.refusal(channel, natsMsg);
+    if (refused) {
+      this.refusals.warn(`Refused a message on ${natsMsg.subject}: ${refused}`);
+      let id: unknown;
+      try {
+        id = (json.decode(natsMsg.data) as { id?: unknown }).id;
+      } catch {
+        id = undefined;
+      }
+      if (natsMsg.reply && typeof id === 'string') {
+        natsMsg.respond(json.encode({ id, err: { code: 'UNAUTHORIZED', message: `Refused: ${refused}` }, isDisposed: true }));
+      }
+      return;
+    }
     this.inFlight++;
     let replied = false;
     const done = () => {
@@ -247,18 +345,19 @@ export class JetStreamEventServer extends Server implements CustomTransportStrat
   private readonly loops: Promise<void>[] = [];
   private readonly log = new Logger('JetStreamEvents');
 
-  constructor(private readonly options: { servers: string[]; service: string }) {
+  /** `auth`: this process's NATS user (events carry no principal, so no key is needed). */
+  constructor(private readonly options: { servers: string[]; service: string; auth?: NatsAuthOptions }) {
     super();
   }
 
   async listen(callback: (err?: unknown) => void): Promise<void> {
     try {
-      this.nc = await connect({ servers: this.options.servers, name: `${this.options.service}-events`, maxReconnectAttempts: -1 });
+      this.nc = await connect({ servers: this.options.servers, name: `${this.options.service}-events`, maxReconnectAttempts: -1, ...natsConnectionOptions(this.options.auth) });
       await ensureEventStream(this.nc);
       const jsm = await this.nc.jetstreamManager();
       for (const [pattern, handler] of this.messageHandlers) {
         if (!handler.isEventHandler) continue;
-        const durable = `${this.options.service}__${pattern.replace(/[^A-Za-z0-9_-]/g, '_')}`;
+        const durable = eventConsumerName(this.options.service, pattern);
         const config = {
           durable_name: durable,
           filter_subject: eventSubject(pattern),
