@@ -44,7 +44,7 @@ export class BillingMessageHandler {
 
   @MessagePattern(SUBJECTS.billing.commit)
   commit(@Payload(new MessagePipe(BillingCommitMessageSchema)) m: z.output<typeof BillingCommitMessageSchema>) {
-    return this.billing.commit(m.chargeId, m.idempotencyKey);
+    return this.billing.commit(m.chargeId, m.idempotencyKey, m.commitId);
   }
 
   @MessagePattern(SUBJECTS.billing.release)

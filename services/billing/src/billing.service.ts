@@ -76,11 +76,12 @@ export class BillingService {
   }
 
   /**
-   * Turns the reservation into its one ledger entry.
+   * Turns the reservation into its one ledger entry; with `commitId` (an idempotent write) only if that
+   * write was not charged yet, else the reservation is refunded and the entry that charged it returned.
    * @throws DomainError INTERNAL_ERROR when there is no live reservation for the charge id (a gateway bug).
    */
-  async commit(chargeId: string, idempotencyKey: string | undefined): Promise<LedgerEntry> {
-    const row = await this.repo.commit(chargeId, idempotencyKey);
+  async commit(chargeId: string, idempotencyKey: string | undefined, commitId?: string): Promise<LedgerEntry> {
+    const row = await this.repo.commit(chargeId, idempotencyKey, commitId);
     if (!row) throw new DomainError('INTERNAL_ERROR', `No reservation to commit for ${chargeId}`);
     return toLedgerEntry(row);
   }

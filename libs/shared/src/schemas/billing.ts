@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { LIMITS } from '../limits';
 import { formatUsd, parseUsd, TOP_UP_LIMITS_MICRO_USD } from '../prices';
 import { KeyEnvironmentSchema, WalletAddressSchema } from './agents';
-import { AgentIdSchema, queryInt, RecordIdSchema, TimestampSchema } from './common';
+import { AgentIdSchema, CommitIdSchema, queryInt, RecordIdSchema, TimestampSchema } from './common';
 
 /** Paid operations of the spec (interface-spec.md, "Prices"). */
 export const PAID_OPERATIONS = ['recall', 'remember', 'forget', 'read_file', 'write_file', 'context'] as const;
@@ -151,6 +151,8 @@ export const BillingRecordUsageMessageSchema = z.object({
   operation: PaidOperationSchema,
   recordId: RecordIdSchema,
   idempotencyKey: z.string().optional(),
+  /** The idempotent write this call pays for ({@link CommitIdSchema}); at most one ledger entry per commit id. */
+  commitId: CommitIdSchema.optional(),
   paymentMethod: PaymentMethodSchema,
 });
 export type BillingRecordUsageMessage = z.output<typeof BillingRecordUsageMessageSchema>;
@@ -192,8 +194,13 @@ export const ReservationSchema = z.object({
 });
 export type Reservation = z.infer<typeof ReservationSchema>;
 
-/** Turns a reservation into its one ledger entry (the call succeeded). Repeating it returns the same entry. */
-export const BillingCommitMessageSchema = z.object({ chargeId: ChargeIdSchema, idempotencyKey: z.string().optional() });
+/**
+ * Turns a reservation into its one ledger entry (the call succeeded). Repeating it returns the same entry.
+ * With `commitId` (an idempotent write), when that write was charged already (its original request or a
+ * replay reached the ledger first) the reservation is voided (refunded) instead and the earlier entry is
+ * returned, so a write is charged exactly once (docs/api.md "After a 500 or a timeout").
+ */
+export const BillingCommitMessageSchema = z.object({ chargeId: ChargeIdSchema, idempotencyKey: z.string().optional(), commitId: CommitIdSchema.optional() });
 
 /**
  * Voids a reservation and gives the amount back (the call failed or was an idempotent replay). Repeating it

@@ -45,6 +45,13 @@ export const CategorySchema = plainText(LIMITS.category.min, LIMITS.category.max
 
 export const IdempotencyKeySchema = plainText(LIMITS.idempotencyKey.min, LIMITS.idempotencyKey.max);
 
+/**
+ * Identifies one committed idempotent write (memory remember, file write): the memory or files service
+ * derives it from the idempotency claim that committed (record, key, claim time), and returns the same id
+ * to every replay of that key, so the ledger can charge the write once (billing `commit_id`, unique).
+ */
+export const CommitIdSchema = z.string().min(1).max(200);
+
 /** ISO 8601 UTC timestamp string. */
 export const TimestampSchema = z.string().datetime();
 

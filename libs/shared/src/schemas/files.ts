@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { LIMITS } from '../limits';
-import { AgentIdSchema, IdempotencyKeySchema, RecordIdSchema, StoragePathSchema, utf8Bytes } from './common';
+import { AgentIdSchema, CommitIdSchema, IdempotencyKeySchema, RecordIdSchema, StoragePathSchema, utf8Bytes } from './common';
 
 /** File content: at most 1 MB of UTF-8 text (spec, "File"); empty files are allowed. */
 export const FileContentSchema = z.string().refine((s) => utf8Bytes(s) <= LIMITS.fileContentBytes.max, {
@@ -39,7 +39,8 @@ export type RawGetResponse = z.infer<typeof RawGetResponseSchema>;
 // --- bus messages (files.v1.*) ---
 const Scoped = { agentId: AgentIdSchema, recordId: RecordIdSchema };
 export const FilesWriteMessageSchema = z.object({ ...Scoped, body: WriteFileBodySchema });
-export const FilesWriteReplySchema = z.object({ result: WriteFileResponseSchema, replayed: z.boolean() });
+/** Reply of files.v1.write: `replayed` and `commitId` as in memory.v1.remember's reply (the write is charged once). */
+export const FilesWriteReplySchema = z.object({ result: WriteFileResponseSchema, replayed: z.boolean(), commitId: CommitIdSchema.optional() });
 export const FilesReadMessageSchema = z.object({ ...Scoped, path: z.string() });
 export const FilesRawPutMessageSchema = z.object({ ...Scoped, body: RawPutBodySchema });
 export const FilesRawGetMessageSchema = z.object({ ...Scoped, path: z.string() });

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { LIMITS } from '../limits';
 import {
   AgentIdSchema,
+  CommitIdSchema,
   IdempotencyKeySchema,
   MemoryIdSchema,
   MemoryTypeSchema,
@@ -113,8 +114,11 @@ export type ContextResponse = z.infer<typeof ContextResponseSchema>;
 // --- bus messages (memory.v1.*) ---
 const Scoped = { agentId: AgentIdSchema, recordId: RecordIdSchema };
 export const MemoryRememberMessageSchema = z.object({ ...Scoped, body: RememberBodySchema });
-/** Reply of memory.v1.remember: `replayed` tells the gateway not to charge an idempotent replay. */
-export const MemoryRememberReplySchema = z.object({ result: RememberResponseSchema, replayed: z.boolean() });
+/**
+ * Reply of memory.v1.remember: `replayed` marks an idempotent replay; `commitId` (with an idempotency key)
+ * names the committed write, the same for its original and every replay, so the gateway charges it once.
+ */
+export const MemoryRememberReplySchema = z.object({ result: RememberResponseSchema, replayed: z.boolean(), commitId: CommitIdSchema.optional() });
 export const MemoryRecallMessageSchema = z.object({ ...Scoped, body: RecallBodySchema });
 export const MemoryForgetMessageSchema = z.object({
   ...Scoped,

@@ -150,28 +150,38 @@ export class BillingRepository {
   /**
    * Commits a reservation into exactly one ledger entry (keyed by the charge id). Returns the entry;
    * the existing one when already committed; undefined when there is no such reservation or it was voided.
+   * With `commitId` (an idempotent write, docs/api.md "After a 500 or a timeout") the entry is inserted only
+   * if no entry has that commit id yet (`ON CONFLICT DO NOTHING` on its unique index, which also orders
+   * concurrent commits of replays of one write); otherwise the reservation is voided and its amount given
+   * back in the same transaction, and the entry that already charged the write is returned.
    */
-  async commit(chargeId: string, idempotencyKey: string | undefined): Promise<LedgerRow | undefined> {
+  async commit(chargeId: string, idempotencyKey: string | undefined, commitId?: string): Promise<LedgerRow | undefined> {
     return this.prisma.$transaction(async (tx) => {
       const already = await tx.ledgerEntry.findUnique({ where: { chargeId } });
       if (already) return already;
       const moved = await tx.reservation.updateMany({ where: { chargeId, status: 'reserved' }, data: { status: 'committed', updatedAt: new Date() } });
       if (moved.count !== 1) return undefined;
       const r = await tx.reservation.findUniqueOrThrow({ where: { chargeId } });
-      return tx.ledgerEntry.create({
-        data: {
-          id: newId('ledgerEntry'),
-          chargeId,
-          agentId: r.agentId,
-          environment: r.environment,
-          operation: r.operation,
-          recordId: r.recordId,
-          amountMicroUsd: r.amountMicroUsd,
-          requestId: r.requestId,
-          idempotencyKey: idempotencyKey ?? null,
-          paymentMethod: 'balance',
-        },
-      });
+      const data = {
+        id: newId('ledgerEntry'),
+        chargeId,
+        agentId: r.agentId,
+        environment: r.environment,
+        operation: r.operation,
+        recordId: r.recordId,
+        amountMicroUsd: r.amountMicroUsd,
+        requestId: r.requestId,
+        idempotencyKey: idempotencyKey ?? null,
+        commitId: commitId ?? null,
+        paymentMethod: 'balance',
+      };
+      if (!commitId) return tx.ledgerEntry.create({ data });
+      const { count } = await tx.ledgerEntry.createMany({ data: [data], skipDuplicates: true });
+      if (count === 1) return tx.ledgerEntry.findUniqueOrThrow({ where: { chargeId } });
+      // The write was charged by another request (its original or another replay): refund this hold.
+      await tx.reservation.update({ where: { chargeId }, data: { status: 'voided', updatedAt: new Date() } });
+      await this.addToBalance(tx, r.agentId, r.environment as BillingEnvironment, r.amountMicroUsd);
+      return tx.ledgerEntry.findUniqueOrThrow({ where: { commitId } });
     }, TX);
   }
 
@@ -225,24 +235,28 @@ export class BillingRepository {
     return { voided: Number(rows[0]?.voided ?? 0), refundedMicroUsd: Number(rows[0]?.amount ?? 0) };
   }
 
-  /** Records a ledger entry with no balance movement; a repeated charge id returns the first entry. */
+  /**
+   * Records a ledger entry with no balance movement; a repeated charge id returns the first entry. With
+   * `commitId`, a write already charged under another charge id is not charged again: the entry that
+   * charged it is returned (its `chargeId` then differs from `m.chargeId`).
+   */
   async recordUsage(m: BillingRecordUsageMessage, amountMicroUsd: number): Promise<LedgerRow> {
-    return this.prisma.ledgerEntry.upsert({
-      where: { chargeId: m.chargeId },
-      update: {},
-      create: {
-        id: newId('ledgerEntry'),
-        chargeId: m.chargeId,
-        agentId: m.agentId,
-        environment: m.environment,
-        operation: m.operation,
-        recordId: m.recordId,
-        amountMicroUsd,
-        requestId: m.requestId,
-        idempotencyKey: m.idempotencyKey ?? null,
-        paymentMethod: m.paymentMethod,
-      },
-    });
+    const data = {
+      id: newId('ledgerEntry'),
+      chargeId: m.chargeId,
+      agentId: m.agentId,
+      environment: m.environment,
+      operation: m.operation,
+      recordId: m.recordId,
+      amountMicroUsd,
+      requestId: m.requestId,
+      idempotencyKey: m.idempotencyKey ?? null,
+      commitId: m.commitId ?? null,
+      paymentMethod: m.paymentMethod,
+    };
+    if (!m.commitId) return this.prisma.ledgerEntry.upsert({ where: { chargeId: m.chargeId }, update: {}, create: data });
+    await this.prisma.ledgerEntry.createMany({ data: [data], skipDuplicates: true });
+    return (await this.prisma.ledgerEntry.findUnique({ where: { chargeId: m.chargeId } })) ?? this.prisma.ledgerEntry.findUniqueOrThrow({ where: { commitId: m.commitId } });
   }
 
   /** One page of ledger entries (newest first) and the totals over every entry the filter selects. */

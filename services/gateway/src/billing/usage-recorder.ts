@@ -27,16 +27,31 @@ export function newChargeId(): string {
 const ReleaseReplySchema = z.object({ chargeId: z.string(), released: z.boolean() });
 
 /**
- * Charges a paid call exactly once, only when it succeeds (DESIGN.md §4: only 2xx, never an idempotent
- * replay, never a free endpoint), by the way the caller pays (docs/billing.md):
+ * What a paid write's reply says about billing: `replayed` when it was an idempotent replay, and `commitId`
+ * (idempotent writes only) naming the write that committed, the same for the original and every replay.
+ */
+export interface WriteOutcome {
+  replayed: boolean;
+  commitId?: string;
+}
+const NOT_A_REPLAY: WriteOutcome = { replayed: false };
+
+/**
+ * Charges a paid call exactly once, only when it succeeds (DESIGN.md §4: only 2xx, never a free endpoint),
+ * by the way the caller pays (docs/billing.md). An idempotent write is charged once per committed write, not
+ * per request (docs/api.md "After a 500 or a timeout"): its reply names the write (`commitId`), and the
+ * ledger takes one entry per commit id, so a replay is charged only when no request of that write was
+ * (its original answered 500 although it committed), and otherwise refunded like a replay without one:
  *
  * - `Authorization: Payment`: claim the challenge id (a replay is refused), settle, run the call, write the
  *   ledger entry; if the call then fails or is an idempotent replay, the paid amount is credited to the
- *   agent's live balance instead (the money has moved; it is not charged).
+ *   agent's live balance instead (the money has moved; it is not charged); a replay whose write was never
+ *   charged keeps the payment.
  * - Bearer key in `enforce` mode: reserve the price from the balance (atomic conditional debit; 402 with a
  *   challenge when it does not cover it), run the call, then commit the reservation into the ledger entry,
- *   or void it (refund) when the call failed or was a replay.
- * - Bearer key in `ledger` mode: run the call, then write the ledger entry; `off`: nothing.
+ *   or void it (refund) when the call failed or was a replay of a write already charged (the billing
+ *   service decides that inside the commit, by the commit id's unique index).
+ * - Bearer key in `ledger` mode: run the call, then write the ledger entry (once per commit id); `off`: nothing.
  *
  * Every billing step is keyed (charge id, challenge id, credit id), so a repeated bus message changes nothing;
  * the steps after the money moved or was held (store the settlement reference, complete the payment, refund,
@@ -55,19 +70,24 @@ export class UsageRecorder {
   ) {}
 
   /**
-   * Runs `call` as the paid `operation` on `recordId`; `replayed(result)` says whether it was an idempotent
-   * replay (not charged). Throws what `call` throws, or PaymentRequiredError when payment is missing.
+   * Runs `call` as the paid `operation` on `recordId`; `outcome(result)` says whether it was an idempotent
+   * replay and which write it committed or replayed ({@link WriteOutcome}; default: not a replay, no commit
+   * id). A replay without a commit id is not charged; one with a commit id is charged only if that write
+   * never was. Throws what `call` throws, or PaymentRequiredError when payment is missing.
    */
-  async paid<T>(req: GatewayRequest, operation: PaidOperation, recordId: string, call: () => Promise<T>, replayed: (result: T) => boolean = () => false, idempotencyKey?: string): Promise<T> {
+  async paid<T>(req: GatewayRequest, operation: PaidOperation, recordId: string, call: () => Promise<T>, outcome: (result: T) => WriteOutcome = () => NOT_A_REPLAY, idempotencyKey?: string): Promise<T> {
     const payment = paymentStateOf(req);
-    if (payment?.verified) return this.paidByCredential(req, payment, operation, recordId, call, replayed, idempotencyKey);
-    if (this.options.billingMode === 'enforce') return this.paidFromBalance(req, operation, recordId, call, replayed, idempotencyKey);
+    if (payment?.verified) return this.paidByCredential(req, payment, operation, recordId, call, outcome, idempotencyKey);
+    if (this.options.billingMode === 'enforce') return this.paidFromBalance(req, operation, recordId, call, outcome, idempotencyKey);
     const result = await call();
-    if (this.options.billingMode === 'ledger' && !replayed(result)) await this.recordUsage(req, operation, recordId, idempotencyKey, req.gateway?.authMethod ?? 'agent_key');
+    const o = outcome(result);
+    if (this.options.billingMode === 'ledger' && (!o.replayed || o.commitId)) {
+      await this.recordUsage(req, newChargeId(), operation, recordId, idempotencyKey, o.commitId, req.gateway?.authMethod ?? 'agent_key');
+    }
     return result;
   }
 
-  private async paidFromBalance<T>(req: GatewayRequest, operation: PaidOperation, recordId: string, call: () => Promise<T>, replayed: (result: T) => boolean, idempotencyKey?: string): Promise<T> {
+  private async paidFromBalance<T>(req: GatewayRequest, operation: PaidOperation, recordId: string, call: () => Promise<T>, outcome: (result: T) => WriteOutcome, idempotencyKey?: string): Promise<T> {
     const principal = principalOf(req);
     const chargeId = newChargeId();
     const release = () => this.release({ chargeId, requestId: String(req.id), agentId: principal.agentId, environment: principal.keyEnvironment, operation, recordId });
@@ -99,12 +119,14 @@ export class UsageRecorder {
       await release();
       throw err;
     }
-    if (replayed(result)) {
+    const { replayed, commitId } = outcome(result);
+    if (replayed && !commitId) {
       await release();
       return result;
     }
     try {
-      await requestWithRetry(this.bus, SUBJECTS.billing.commit, { chargeId, idempotencyKey }, LedgerEntrySchema);
+      // With a commit id the billing service charges the write once: a repeat (replay) is refunded there.
+      await requestWithRetry(this.bus, SUBJECTS.billing.commit, { chargeId, idempotencyKey, commitId }, LedgerEntrySchema);
     } catch (err) {
       // The call succeeded and must not be reported as failed; the billing sweeper voids the held reservation later.
       this.logger.error({ err, requestId: req.id, chargeId, operation }, 'Reservation could not be committed');
@@ -112,7 +134,7 @@ export class UsageRecorder {
     return result;
   }
 
-  private async paidByCredential<T>(req: GatewayRequest, payment: PaymentState, operation: PaidOperation, recordId: string, call: () => Promise<T>, replayed: (result: T) => boolean, idempotencyKey?: string): Promise<T> {
+  private async paidByCredential<T>(req: GatewayRequest, payment: PaymentState, operation: PaidOperation, recordId: string, call: () => Promise<T>, outcome: (result: T) => WriteOutcome, idempotencyKey?: string): Promise<T> {
     const principal = principalOf(req);
     const verified = payment.verified!;
     try {
@@ -143,26 +165,34 @@ export class UsageRecorder {
       await this.refund(req, verified.challengeId, principal.agentId, verified.amountMicroUsd, settled.reference);
       throw err;
     }
-    if (replayed(result)) {
+    const { replayed, commitId } = outcome(result);
+    const chargeId = newChargeId();
+    // Without a ledger (`off`) nothing can tell whether a replayed write was charged: replays are refunded.
+    const charged = this.options.billingMode !== 'off' && (!replayed || commitId) ? await this.recordUsage(req, chargeId, operation, recordId, idempotencyKey, commitId, 'payment') : undefined;
+    // Refund a replay that is not charged, and a write that another request (original or replay) already paid for.
+    if ((replayed && !commitId) || (commitId && charged && charged.chargeId !== chargeId)) {
       await this.refund(req, verified.challengeId, principal.agentId, verified.amountMicroUsd, settled.reference);
-      return result;
     }
-    if (this.options.billingMode !== 'off') await this.recordUsage(req, operation, recordId, idempotencyKey, 'payment');
     return result;
   }
 
-  private async recordUsage(req: GatewayRequest, operation: PaidOperation, recordId: string, idempotencyKey: string | undefined, paymentMethod: string): Promise<void> {
+  /**
+   * Writes the ledger entry of `chargeId`; returns it, or the entry that already charged `commitId` (another
+   * charge id), or undefined when it could not be recorded (logged for reconciliation).
+   */
+  private async recordUsage(req: GatewayRequest, chargeId: string, operation: PaidOperation, recordId: string, idempotencyKey: string | undefined, commitId: string | undefined, paymentMethod: string) {
     const principal = principalOf(req);
     try {
-      await requestWithRetry(
+      return await requestWithRetry(
         this.bus,
         SUBJECTS.billing.recordUsage,
-        { chargeId: newChargeId(), requestId: String(req.id), agentId: principal.agentId, environment: principal.keyEnvironment, operation, recordId, idempotencyKey, paymentMethod },
+        { chargeId, requestId: String(req.id), agentId: principal.agentId, environment: principal.keyEnvironment, operation, recordId, idempotencyKey, commitId, paymentMethod },
         LedgerEntrySchema,
       );
     } catch (err) {
       // The call itself succeeded and must not be reported as failed; the gap is logged for reconciliation.
       this.logger.error({ err, requestId: req.id, operation }, 'Usage could not be recorded');
+      return undefined;
     }
   }
 

@@ -56,7 +56,7 @@ export class FilesController {
       'write_file',
       recordId,
       () => this.bus.request(SUBJECTS.files.write, { agentId: principalOf(req).agentId, recordId, body: parsed }, FilesWriteReplySchema),
-      (r) => r.replayed,
+      (r) => r,
       parsed.idempotency_key,
     );
     return reply.result;

@@ -59,7 +59,7 @@ export class MemoryController {
       'remember',
       recordId,
       () => this.bus.request(SUBJECTS.memory.remember, { agentId: principalOf(req).agentId, recordId, body: parsed }, MemoryRememberReplySchema),
-      (r) => r.replayed,
+      (r) => r,
       parsed.idempotency_key,
     );
     return reply.result;

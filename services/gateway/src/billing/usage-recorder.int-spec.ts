@@ -1,0 +1,104 @@
+import 'reflect-metadata';
+import { PgDatabase } from '@agent-memory/platform';
+import { DomainError, newId, SUBJECTS } from '@agent-memory/shared';
+import { createTestDatabase, type TestDatabase } from '@agent-memory/testing';
+import { BillingService, sandboxOpening } from '../../../billing/src/billing.service';
+import { BillingRepository } from '../../../billing/src/persistence/billing.repository';
+import { openBillingPrisma } from '../../../billing/src/persistence/prisma';
+import type { GatewayRequest } from '../auth/request-context';
+import type { GatewayOptions } from '../gateway.options';
+import type { PaymentProtocol } from './payment-protocol';
+import { UsageRecorder } from './usage-recorder';
+
+/**
+ * The gateway's charging of idempotent writes against the real billing service (the machine's PostgreSQL),
+ * over a bus that calls the billing use cases directly: a write whose first request answered 500 although
+ * it committed (a bus timeout) is charged by the first replay of its key, once, however many replays follow
+ * (docs/api.md "After a 500 or a timeout").
+ */
+let testDb: TestDatabase;
+let db: PgDatabase;
+let billing: BillingService;
+
+beforeAll(async () => {
+  testDb = await createTestDatabase();
+  db = new PgDatabase({ connectionString: testDb.url, poolSize: 10 });
+  billing = new BillingService(new BillingRepository(await openBillingPrisma(db), sandboxOpening(1_000_000)));
+}, 60_000);
+afterAll(async () => {
+  await db?.close();
+  await testDb?.drop();
+});
+
+/** A bus that hands the billing subjects to the billing service, validating replies as BusClient does. */
+const bus = {
+  async request(subject: string, payload: never, schema: { parse(v: unknown): unknown }) {
+    const m = payload as { chargeId: string; idempotencyKey?: string; commitId?: string };
+    const handlers: Record<string, () => Promise<unknown>> = {
+      [SUBJECTS.billing.reserve]: () => billing.reserve(payload),
+      [SUBJECTS.billing.commit]: () => billing.commit(m.chargeId, m.idempotencyKey, m.commitId),
+      [SUBJECTS.billing.release]: () => billing.release(payload),
+      [SUBJECTS.billing.recordUsage]: () => billing.recordUsage(payload),
+    };
+    const handler = handlers[subject];
+    if (!handler) throw new Error(`unexpected subject ${subject}`);
+    return schema.parse(JSON.parse(JSON.stringify(await handler())));
+  },
+};
+
+function recorder(billingMode: 'enforce' | 'ledger'): UsageRecorder {
+  return new UsageRecorder(bus as never, {} as PaymentProtocol, { billingMode } as GatewayOptions);
+}
+
+function request(agentId: string): GatewayRequest {
+  return { id: `req-${Math.random().toString(36).slice(2)}`, gateway: { principal: { agentId, keyEnvironment: 'test', mode: 'managed' }, authMethod: 'agent_key' } } as unknown as GatewayRequest;
+}
+
+type Reply = { result: { id: string }; replayed: boolean; commitId?: string };
+const outcome = (r: Reply) => r;
+
+describe.each(['enforce', 'ledger'] as const)('billing mode %s', (mode) => {
+  it('a replay of a write that committed after a 500 is charged once, however many replays (stored 1, charged 1)', async () => {
+    const agentId = newId('agent');
+    const recordId = newId('record');
+    const usage = recorder(mode);
+    const commitId = `remember:${newId('memory')}`;
+    // the first request: the service committed the write, but the gateway saw a bus timeout (500, nothing charged)
+    await expect(
+      usage.paid(request(agentId), 'remember', recordId, () => Promise.reject(new DomainError('INTERNAL_ERROR', 'The service did not answer in time')), outcome, 'k-1'),
+    ).rejects.toMatchObject({ code: 'INTERNAL_ERROR' });
+    expect((await billing.usage({ agentId, limit: 10, offset: 0 })).total).toBe(0);
+
+    // the client retries with the same key, three times, two of them at once: each is a replay of that commit
+    const replay = (): Promise<Reply> => Promise.resolve({ result: { id: 'mem_1' }, replayed: true, commitId });
+    await usage.paid(request(agentId), 'remember', recordId, replay, outcome, 'k-1');
+    await Promise.all([1, 2].map(() => usage.paid(request(agentId), 'remember', recordId, replay, outcome, 'k-1')));
+
+    const ledger = await billing.usage({ agentId, limit: 10, offset: 0 });
+    expect(ledger.total).toBe(1);
+    expect(ledger.entries[0]).toMatchObject({ operation: 'remember', recordId, idempotencyKey: 'k-1', amountMicroUsd: 50_000 });
+    if (mode === 'enforce') expect((await billing.balance(agentId, 'test')).balanceMicroUsd).toBe(1_000_000 - 50_000);
+  });
+
+  it('a write charged when it committed is not charged again by its replays; another commit of the same key is', async () => {
+    const agentId = newId('agent');
+    const recordId = newId('record');
+    const usage = recorder(mode);
+    const commitId = `remember:${newId('memory')}`;
+    await usage.paid(request(agentId), 'remember', recordId, () => Promise.resolve({ result: { id: 'mem_1' }, replayed: false, commitId }), outcome, 'k-2');
+    for (let i = 0; i < 3; i++) await usage.paid(request(agentId), 'remember', recordId, () => Promise.resolve({ result: { id: 'mem_1' }, replayed: true, commitId }), outcome, 'k-2');
+    expect((await billing.usage({ agentId, limit: 10, offset: 0 })).total).toBe(1);
+    // the same key claimed again after the memory was forgotten (a new write, a new commit id): charged
+    await usage.paid(request(agentId), 'remember', recordId, () => Promise.resolve({ result: { id: 'mem_2' }, replayed: false, commitId: `remember:${newId('memory')}` }), outcome, 'k-2');
+    expect((await billing.usage({ agentId, limit: 10, offset: 0 })).total).toBe(2);
+    if (mode === 'enforce') expect((await billing.balance(agentId, 'test')).balanceMicroUsd).toBe(1_000_000 - 100_000);
+  });
+
+  it('a replay without a commit id (a write made before commit ids) is not charged', async () => {
+    const agentId = newId('agent');
+    const usage = recorder(mode);
+    await usage.paid(request(agentId), 'remember', newId('record'), () => Promise.resolve({ result: { id: 'mem_1' }, replayed: true }), outcome, 'k-3');
+    expect((await billing.usage({ agentId, limit: 10, offset: 0 })).total).toBe(0);
+    if (mode === 'enforce') expect((await billing.balance(agentId, 'test')).balanceMicroUsd).toBe(1_000_000);
+  });
+});
