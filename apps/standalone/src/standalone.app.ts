@@ -29,7 +29,8 @@ class StandaloneModule {
           },
         }),
         PlatformModule.standalone({ dataDir: config.dataDir, busRequestTimeoutMs: config.busRequestTimeoutMs, bus }),
-        OpsModule.forService({ service: 'standalone' }),
+        // The API port is public: /metrics only on the ops listener (OPS_PORT), /healthz and /readyz on both.
+        OpsModule.forService({ service: 'standalone', metricsOnHttp: false, listen: config.ops }),
         AgentsModule.forRoot({ keyPrefix: config.agentKeyPrefix, keyRotationGraceSeconds: config.auth.keyRotationGraceSeconds, passkeys: config.auth.passkeys }),
         RecordsModule,
         MemoryModule.forRoot({ embedder: config.embedder, vectorIndex: { kind: 'embedded', directory: join(config.dataDir, 'vectors') }, enrichment: config.enrichment }),

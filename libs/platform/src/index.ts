@@ -35,4 +35,6 @@ export * from './ops/http-metrics.hook';
 export * from './ops/bus-metrics.interceptor';
 export * from './ops/hybrid-microservice';
 export * from './ops/ops.controller';
+export * from './ops/ops-endpoints';
+export * from './ops/ops-listener';
 export * from './ops/ops.module';

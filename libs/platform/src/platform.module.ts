@@ -1,4 +1,4 @@
-import { type DynamicModule, Global, Inject, Injectable, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { type DynamicModule, Global, Inject, Injectable, Module, type OnApplicationBootstrap, type OnApplicationShutdown, Optional } from '@nestjs/common';
 import { join } from 'node:path';
 import { BLOB_STORE } from './blob-store/blob-store.port';
 import { FilesystemBlobStore } from './blob-store/filesystem.blob-store';
@@ -8,6 +8,7 @@ import { DATABASE, type Database } from './database/database.port';
 import { PgliteDatabase } from './database/pglite.database';
 import { InProcessJobQueue } from './jobs/in-process.job-queue';
 import { JOB_QUEUE, type JobQueue } from './jobs/job-queue.port';
+import { ReadinessRegistry } from './ops/readiness.registry';
 
 /** Options of the standalone platform: everything under one data directory (DESIGN.md §2). */
 export interface StandalonePlatformOptions {
@@ -22,12 +23,19 @@ export interface StandalonePlatformOptions {
 /** Where the standalone platform keeps its data; services read their own sub-directories from it. */
 export const DATA_DIR = Symbol('DataDir');
 
+/** Registers the standalone adapters' readiness check (`database`) and closes them on shutdown. */
 @Injectable()
-class PlatformShutdown implements OnApplicationShutdown {
+class StandaloneAdapters implements OnApplicationBootstrap, OnApplicationShutdown {
   constructor(
     @Inject(JOB_QUEUE) private readonly jobs: JobQueue,
     @Inject(DATABASE) private readonly db: Database,
+    @Optional() private readonly readiness?: ReadinessRegistry,
   ) {}
+
+  onApplicationBootstrap(): void {
+    // As in cluster mode: a closed or broken database makes /readyz answer 503 (docs/configuration.md).
+    if (this.readiness && !this.readiness.names().includes('database')) this.readiness.register('database', () => this.db.ping());
+  }
 
   async onApplicationShutdown(): Promise<void> {
     await this.jobs.close();
@@ -54,7 +62,7 @@ export class PlatformModule {
         { provide: BUS_TRANSPORT_CLIENT, useValue: new InProcessClient(options.bus) },
         { provide: BUS_REQUEST_TIMEOUT_MS, useValue: options.busRequestTimeoutMs },
         BusClient,
-        PlatformShutdown,
+        StandaloneAdapters,
       ],
       exports: [DATA_DIR, DATABASE, BLOB_STORE, JOB_QUEUE, BUS_TRANSPORT_CLIENT, BusClient],
     };

@@ -9,6 +9,8 @@ export interface Database {
   prismaAdapter(schema: string): SqlDriverAdapterFactory;
   /** Applies the pending migrations of `schema` from `dir` (see `migrate`). */
   migrate(schema: string, dir: string): Promise<void>;
+  /** Readiness check (`/readyz`'s `database`): one round trip to the database. Throws when it does not answer or is closed. */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }
 export const DATABASE = Symbol('Database');

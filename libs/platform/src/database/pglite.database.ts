@@ -37,6 +37,11 @@ export class PgliteDatabase implements Database {
     await migrate(executor, schema, dir);
   }
 
+  /** Readiness check: one query through PGlite's statement queue. Throws when the database is closed or broken. */
+  async ping(): Promise<void> {
+    await this.pg.query('SELECT 1');
+  }
+
   async close(): Promise<void> {
     if (!this.pg.closed) await this.pg.close();
   }

@@ -1,58 +1,44 @@
-import { Controller, Get, Res, ServiceUnavailableException } from '@nestjs/common';
-import { HealthCheckService } from '@nestjs/terminus';
+import { Controller, Get, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
-import { OpsHealthIndicators } from './health.indicators';
-import { Metrics } from './metrics';
-
-const NO_CACHE = 'no-cache, no-store, must-revalidate';
+import { OPS_NO_CACHE, OpsEndpoints } from './ops-endpoints';
 
 /**
- * The operations endpoints of every process (issue 3), answered straight on the Fastify reply so that no
- * app-wide interceptor or filter (the gateway's envelope) reshapes them:
- *
- * - `GET /healthz` liveness: 200 `{ status: 'ok', info: { eventLoop: { status: 'up', maxDelayMs } }, error: {}, details }`;
- *   never touches a dependency.
- * - `GET /readyz` readiness: every {@link ReadinessRegistry} check; 200 `{ status: 'ok', info, error: {}, details }`
- *   when all are up, 503 `{ status: 'error' | 'shutting_down', info, error: { <check>: { status: 'down', message } }, details }`
- *   (terminus' shape) otherwise; `shutting_down` from SIGTERM on, so traffic drains before the process stops.
- * - `GET /metrics` the Prometheus text of {@link Metrics}, with the registry's content type.
+ * `GET /healthz` (liveness) and `GET /readyz` (readiness) on the process's HTTP app ({@link OpsEndpoints}
+ * for the shapes), answered straight on the Fastify reply so that no app-wide interceptor or filter
+ * (the gateway's envelope) reshapes them.
  */
 @ApiExcludeController()
 @Controller()
 export class OpsController {
-  constructor(
-    private readonly health: HealthCheckService,
-    private readonly indicators: OpsHealthIndicators,
-    private readonly metrics: Metrics,
-  ) {}
+  constructor(private readonly endpoints: OpsEndpoints) {}
 
   @Get('healthz')
   async liveness(@Res() reply: FastifyReply): Promise<void> {
-    await this.answer(reply, () => this.health.check([() => this.indicators.eventLoop()]));
+    const { status, body } = await this.endpoints.liveness();
+    await reply.code(status).header('cache-control', OPS_NO_CACHE).send(body);
   }
 
   @Get('readyz')
   async readiness(@Res() reply: FastifyReply): Promise<void> {
-    await this.answer(reply, () => this.health.check(this.indicators.readinessIndicators()));
+    const { status, body } = await this.endpoints.readiness();
+    await reply.code(status).header('cache-control', OPS_NO_CACHE).send(body);
   }
+}
+
+/**
+ * `GET /metrics` on the process's HTTP app: the Prometheus text, with the registry's content type. Only
+ * mounted when `OpsOptions.metricsOnHttp` is set (a cluster service's ops port); on a public API it is
+ * served by the separate ops listener instead (docs/configuration.md, `OPS_PORT`).
+ */
+@ApiExcludeController()
+@Controller()
+export class MetricsController {
+  constructor(private readonly endpoints: OpsEndpoints) {}
 
   @Get('metrics')
   async prometheus(@Res() reply: FastifyReply): Promise<void> {
-    const text = await this.metrics.text();
-    await reply.code(200).header('content-type', this.metrics.contentType).header('cache-control', NO_CACHE).send(text);
-  }
-
-  private async answer(reply: FastifyReply, check: () => Promise<unknown>): Promise<void> {
-    let status = 200;
-    let body: unknown;
-    try {
-      body = await check();
-    } catch (err) {
-      if (!(err instanceof ServiceUnavailableException)) throw err;
-      status = 503;
-      body = err.getResponse();
-    }
-    await reply.code(status).header('cache-control', NO_CACHE).send(body);
+    const { contentType, text } = await this.endpoints.prometheus();
+    await reply.code(200).header('content-type', contentType).header('cache-control', OPS_NO_CACHE).send(text);
   }
 }

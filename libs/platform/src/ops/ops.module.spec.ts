@@ -1,8 +1,10 @@
 import 'reflect-metadata';
 import { Controller, Get, Module, Param } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import { createServer } from 'node:net';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Metrics } from './metrics';
+import { OpsListener } from './ops-listener';
 import { OpsModule } from './ops.module';
 import { ReadinessRegistry } from './readiness.registry';
 
@@ -132,5 +134,83 @@ describe('OpsModule over a real Fastify app', () => {
     waiting = 0;
     text = await (await fetch(`${url}/metrics`)).text();
     expect(text).toContain('agent_memory_queue_jobs{queue="embed",state="waiting",service="probe-test"} 0');
+  });
+});
+
+describe('OpsModule with metrics off the HTTP app and a separate ops listener', () => {
+  let app: NestFastifyApplication;
+  let url: string;
+  let opsUrl: string;
+  let opsPort: number;
+
+  beforeAll(async () => {
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    opsPort = (probe.address() as { port: number }).port;
+    await new Promise((resolve) => probe.close(resolve));
+    @Module({ imports: [OpsModule.forService({ service: 'public-api', metricsOnHttp: false, listen: { port: opsPort, host: '127.0.0.1' } })], controllers: [ThingsController] })
+    class PublicModule {}
+    app = await NestFactory.create<NestFastifyApplication>(PublicModule, new FastifyAdapter(), { logger: false });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    url = await app.getUrl();
+    opsUrl = app.get(OpsListener).url() as string;
+  });
+
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it('serves /healthz and /readyz on the app but /metrics only on the ops listener', async () => {
+    expect(opsUrl).toBe(`http://127.0.0.1:${opsPort}`);
+    expect((await fetch(`${url}/healthz`)).status).toBe(200);
+    expect((await fetch(`${url}/readyz`)).status).toBe(200);
+    expect((await fetch(`${url}/metrics`)).status).toBe(404);
+    await fetch(`${url}/things/x`);
+    const res = await fetch(`${opsUrl}/metrics`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+    expect(res.headers.get('cache-control')).toMatch(/no-store/);
+    expect(await res.text()).toContain('agent_memory_http_requests_total{method="GET",route="/things/:id",status="200",service="public-api"} 1');
+  });
+
+  it('answers readiness on the ops listener in terminus shape, 503 naming a failing check', async () => {
+    const registry = app.get(ReadinessRegistry);
+    registry.register('database', async () => {
+      throw new Error('secret reason 10.9.8.7');
+    });
+    try {
+      const res = await fetch(`${opsUrl}/readyz`);
+      expect(res.status).toBe(503);
+      const body = await res.text();
+      expect(JSON.parse(body)).toMatchObject({ status: 'error', error: { database: { status: 'down' } } });
+      expect(body).not.toContain('10.9.8.7');
+      expect(await (await fetch(`${opsUrl}/healthz`)).json()).toMatchObject({ status: 'ok', info: { eventLoop: { status: 'up' } } });
+    } finally {
+      registry.unregister('database');
+    }
+  });
+
+  it('answers anything else on the ops listener with 404 NOT_FOUND in the envelope', async () => {
+    for (const [method, path] of [['GET', '/things/x'], ['POST', '/metrics'], ['GET', '/metrics/../readyz%00']]) {
+      const res = await fetch(`${opsUrl}${path}`, { method });
+      expect(res.status).toBe(404);
+      expect(await res.json()).toEqual({ success: false, error: { code: 'NOT_FOUND', message: 'Route not found' } });
+    }
+  });
+
+  it('fails start-up when the ops port is taken, and frees the port on close', async () => {
+    @Module({ imports: [OpsModule.forService({ service: 'second', listen: { port: opsPort, host: '127.0.0.1' } })] })
+    class SecondModule {}
+    const second = await NestFactory.create<NestFastifyApplication>(SecondModule, new FastifyAdapter(), { logger: false, abortOnError: false });
+    await expect(second.init()).rejects.toThrow(/EADDRINUSE/);
+    await second.close();
+    await app.close();
+    const again = createServer();
+    await new Promise<void>((resolve, reject) => {
+      again.once('error', reject);
+      again.listen(opsPort, '127.0.0.1', resolve);
+    });
+    await new Promise((resolve) => again.close(resolve));
+    app = undefined as unknown as NestFastifyApplication;
   });
 });

@@ -6,7 +6,9 @@ import { BusMetricsInterceptor } from './bus-metrics.interceptor';
 import { OpsHealthIndicators } from './health.indicators';
 import { HttpMetricsHook } from './http-metrics.hook';
 import { Metrics } from './metrics';
-import { OpsController } from './ops.controller';
+import { MetricsController, OpsController } from './ops.controller';
+import { OpsEndpoints } from './ops-endpoints';
+import { OpsListener } from './ops-listener';
 import { OPS_OPTIONS, type OpsOptions, resolveOpsOptions, type ResolvedOpsOptions } from './ops.options';
 import { busReadinessCheck, ReadinessRegistry } from './readiness.registry';
 
@@ -28,7 +30,9 @@ class BuiltInReadinessChecks implements OnModuleInit {
  * Health and metrics of one process (issue 3), global so any module can inject {@link Metrics} and
  * {@link ReadinessRegistry}:
  *
- * - `GET /healthz`, `GET /readyz`, `GET /metrics` on the process's HTTP server ({@link OpsController});
+ * - `GET /healthz`, `GET /readyz` on the process's HTTP server ({@link OpsController}), and `GET /metrics`
+ *   there too unless `metricsOnHttp` is false ({@link MetricsController}); with `listen`, all three on a
+ *   separate ops listener as well ({@link OpsListener}; standalone's `OPS_PORT`, docs/configuration.md);
  * - {@link ReadinessRegistry} with the built-in `bus` check (transport client connected and answering),
  *   to which adapters add theirs (`database`, `redis`, `qdrant`, ...);
  * - {@link Metrics} (one prom-client registry, `service` label), also provided as `BUS_METRICS_HOOK`
@@ -46,18 +50,20 @@ export class OpsModule {
     return {
       module: OpsModule,
       imports: [TerminusModule.forRoot({ gracefulShutdownTimeoutMs: resolved.gracefulShutdownTimeoutMs })],
-      controllers: [OpsController],
+      controllers: resolved.metricsOnHttp ? [OpsController, MetricsController] : [OpsController],
       providers: [
         { provide: OPS_OPTIONS, useValue: resolved },
         Metrics,
         { provide: BUS_METRICS_HOOK, useExisting: Metrics },
         ReadinessRegistry,
         OpsHealthIndicators,
+        OpsEndpoints,
+        OpsListener,
         HttpMetricsHook,
         BusMetricsInterceptor,
         BuiltInReadinessChecks,
       ],
-      exports: [OPS_OPTIONS, Metrics, BUS_METRICS_HOOK, ReadinessRegistry, BusMetricsInterceptor],
+      exports: [OPS_OPTIONS, Metrics, BUS_METRICS_HOOK, ReadinessRegistry, BusMetricsInterceptor, OpsListener],
     };
   }
 }

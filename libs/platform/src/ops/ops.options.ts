@@ -19,10 +19,27 @@ export interface OpsOptions {
   busReadiness?: boolean;
   /** Passed to terminus: how long shutdown waits after SIGTERM with `/readyz` already failing, ms (default 0). */
   gracefulShutdownTimeoutMs?: number;
+  /**
+   * Serves `GET /metrics` on the process's own HTTP app (default true: a cluster service's HTTP side is
+   * its ops port). False where that app is the public API (standalone): metrics then live only on
+   * {@link OpsOptions.listen}.
+   */
+  metricsOnHttp?: boolean;
+  /**
+   * A separate ops listener (`/healthz`, `/readyz`, `/metrics`) on this address, started with the app and
+   * closed with it ({@link OpsListener}); null or absent: none.
+   */
+  listen?: OpsListenAddress | null;
+}
+
+/** Where the separate ops listener binds: TCP port (1-65535) and host address. */
+export interface OpsListenAddress {
+  port: number;
+  host: string;
 }
 
 /** {@link OpsOptions} with every default applied. */
-export type ResolvedOpsOptions = Required<OpsOptions>;
+export type ResolvedOpsOptions = Required<Omit<OpsOptions, 'listen'>> & { listen: OpsListenAddress | null };
 
 /** Applies the defaults of {@link OpsOptions}; throws on an empty service name or a non-positive timeout. */
 export function resolveOpsOptions(options: OpsOptions): ResolvedOpsOptions {
@@ -33,6 +50,8 @@ export function resolveOpsOptions(options: OpsOptions): ResolvedOpsOptions {
     livenessMaxEventLoopDelayMs: options.livenessMaxEventLoopDelayMs ?? 5_000,
     busReadiness: options.busReadiness ?? true,
     gracefulShutdownTimeoutMs: options.gracefulShutdownTimeoutMs ?? 0,
+    metricsOnHttp: options.metricsOnHttp ?? true,
+    listen: options.listen ?? null,
   };
   if (!(resolved.readinessCheckTimeoutMs > 0) || !(resolved.livenessMaxEventLoopDelayMs > 0) || !(resolved.gracefulShutdownTimeoutMs >= 0)) {
     throw new Error('OpsModule: timeouts must be positive numbers of milliseconds');
