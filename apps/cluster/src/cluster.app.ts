@@ -9,10 +9,19 @@ import { BillingModule } from '@agent-memory/billing';
 import { FilesModule } from '@agent-memory/files';
 import { configureGatewayApp, createGatewayHttpAdapter, GatewayModule, LOG_REDACT_PATHS, RATE_LIMIT_REDIS_OPTIONS, redisRateLimiters, RedisReplayCache } from '@agent-memory/gateway';
 import { MemoryModule, type VectorIndexConfig, VectorIndexServiceModule } from '@agent-memory/memory';
-import { BusMetricsInterceptor, busLogFields, connectMicroserviceWith, DrainingNatsServer, JetStreamEventServer, NatsBusContextInterceptor, OpsModule } from '@agent-memory/platform';
+import {
+  BusMetricsInterceptor,
+  busLogFields,
+  BusPrincipalInterceptor,
+  connectMicroserviceWith,
+  DrainingNatsServer,
+  JetStreamEventServer,
+  NatsBusContextInterceptor,
+  OpsModule,
+} from '@agent-memory/platform';
 import { RecordsModule } from '@agent-memory/records';
 import { QUEUE_GROUPS } from '@agent-memory/shared';
-import type { ClusterConfig, ProcessName } from './cluster.config';
+import { type ClusterConfig, natsAuthOf, type ProcessName } from './cluster.config';
 import { ClusterPlatformModule } from './cluster.platform';
 
 /** Processes that answer bus requests in their queue group. */
@@ -114,13 +123,15 @@ export async function createClusterProcess(config: ClusterConfig): Promise<NestF
   app.useLogger(app.get(PinoLogger));
   app.enableShutdownHooks(['SIGTERM', 'SIGINT']);
   // Enhancers must be attached before the handlers are bound (connectMicroserviceWith, libs/platform/src/ops).
-  const interceptors = [new NatsBusContextInterceptor(), app.get(BusMetricsInterceptor)];
+  // The context interceptor first: the principal check reads the (verified) bus headers it sets.
+  const interceptors = [new NatsBusContextInterceptor(), new BusPrincipalInterceptor(), app.get(BusMetricsInterceptor)];
+  const auth = natsAuthOf(config);
   const queue = REQUEST_SERVERS[p];
   if (queue) {
-    connectMicroserviceWith(app, { strategy: new DrainingNatsServer({ servers: [e.NATS_URL], queue, name: `agent-memory-${p}`, drainTimeoutMs: e.SHUTDOWN_TIMEOUT_MS }) }, { interceptors });
+    connectMicroserviceWith(app, { strategy: new DrainingNatsServer({ servers: [e.NATS_URL], queue, name: `agent-memory-${p}`, drainTimeoutMs: e.SHUTDOWN_TIMEOUT_MS, auth }) }, { interceptors });
   }
   if (EVENT_CONSUMERS.includes(p)) {
-    connectMicroserviceWith(app, { strategy: new JetStreamEventServer({ servers: [e.NATS_URL], service: p }) }, { interceptors });
+    connectMicroserviceWith(app, { strategy: new JetStreamEventServer({ servers: [e.NATS_URL], service: p, auth: { user: auth.user, pass: auth.pass } }) }, { interceptors });
   }
   if (p === 'gateway') configureGatewayApp(app, { security: { hstsMaxAgeSeconds: config.options.hstsMaxAgeSeconds } });
   await app.startAllMicroservices();

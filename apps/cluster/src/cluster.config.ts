@@ -1,13 +1,31 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { type ServiceOptions, ServiceOptionsEnvSchema, serviceOptionsFromEnv } from '@agent-memory/config';
-import { env, parseEnv } from '@agent-memory/platform';
+import { BusSigner, BusVerifier, env, type NatsAuthOptions, parseEnv } from '@agent-memory/platform';
 
 /** The processes of cluster mode (one image; the first argument picks one). `migrate` is a one-shot job. */
 export const PROCESS_NAMES = ['gateway', 'agents', 'records', 'memory', 'memory-worker', 'files', 'billing', 'vector-index', 'migrate'] as const;
 export type ProcessName = (typeof PROCESS_NAMES)[number];
 
 const optionalUrl = z.url().optional();
+
+/** An Ed25519 key as base64 DER, checked by loading it (the message says what is wrong, never the key). */
+const ed25519Key = (kind: 'private' | 'public') =>
+  z
+    .string()
+    .min(1)
+    .superRefine((value, ctx) => {
+      try {
+        if (kind === 'private') new BusSigner(value);
+        else new BusVerifier(value, 1);
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: `must be an Ed25519 ${kind} key, base64 DER: ${(err as Error).message}` });
+      }
+    })
+    .optional();
+
+/** Processes that serve bus requests, so verify the gateway's signatures. */
+export const VERIFYING_PROCESSES: readonly string[] = ['agents', 'records', 'memory', 'files', 'billing', 'vector-index'];
 
 /**
  * Environment of every cluster process (documented variable by variable in docs/configuration.md): the
@@ -16,6 +34,11 @@ const optionalUrl = z.url().optional();
  */
 export const ClusterEnvSchema = ServiceOptionsEnvSchema.extend({
   NATS_URL: z.string().min(1).default('nats://127.0.0.1:4222'),
+  NATS_USER: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/).optional(),
+  NATS_PASSWORD: z.string().min(1).optional(),
+  BUS_SIGNING_PRIVATE_KEY: ed25519Key('private'),
+  BUS_SIGNING_PUBLIC_KEY: ed25519Key('public'),
+  BUS_SIGNATURE_MAX_AGE_MS: env.int(60_000, 1_000),
   DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').default('postgres://postgres@127.0.0.1:5432/agent_memory'),
   DB_POOL_SIZE: env.int(10, 1),
   MIGRATIONS: z.enum(['apply', 'verify']).default('apply'),
@@ -76,5 +99,22 @@ export function loadClusterConfig(name: string, source: NodeJS.ProcessEnv = proc
     s3 = { endpoint: e.S3_ENDPOINT!, accessKey: e.S3_ACCESS_KEY!, secretKey: e.S3_SECRET_KEY!, bucket: e.S3_BUCKET, region: e.S3_REGION, requestTimeoutMs: e.S3_REQUEST_TIMEOUT_MS };
   }
   const options = serviceOptionsFromEnv(e, { port: e.PORT, requirePaymentSecret: processName === 'gateway' });
+  // The gateway signs the principal it forwards; the services verify it (docs/configuration.md, "Bus authentication").
+  if (processName === 'gateway' && !e.BUS_SIGNING_PRIVATE_KEY) throw new Error('Invalid configuration: BUS_SIGNING_PRIVATE_KEY is required by the gateway process');
+  if (VERIFYING_PROCESSES.includes(processName) && !e.BUS_SIGNING_PUBLIC_KEY) throw new Error(`Invalid configuration: BUS_SIGNING_PUBLIC_KEY is required by the ${processName} process`);
   return { process: processName, env: e, dataDir: resolve(e.DATA_DIR), s3, options };
+}
+
+/**
+ * The bus credentials of a process (docs/configuration.md, "Bus authentication"): its NATS user
+ * (NATS_USER, default the process name) when NATS_PASSWORD is set, the signing key when
+ * BUS_SIGNING_PRIVATE_KEY is set (the gateway), the verifying key when BUS_SIGNING_PUBLIC_KEY is set.
+ */
+export function natsAuthOf(config: ClusterConfig): NatsAuthOptions {
+  const e = config.env;
+  return {
+    ...(e.NATS_PASSWORD ? { user: e.NATS_USER ?? config.process, pass: e.NATS_PASSWORD } : {}),
+    ...(e.BUS_SIGNING_PRIVATE_KEY ? { signer: new BusSigner(e.BUS_SIGNING_PRIVATE_KEY) } : {}),
+    ...(e.BUS_SIGNING_PUBLIC_KEY ? { verifier: new BusVerifier(e.BUS_SIGNING_PUBLIC_KEY, e.BUS_SIGNATURE_MAX_AGE_MS) } : {}),
+  };
 }

@@ -17,7 +17,7 @@ import {
   ReadinessRegistry,
   S3BlobStore,
 } from '@agent-memory/platform';
-import { type ClusterConfig, NEEDS, type ProcessName } from './cluster.config';
+import { type ClusterConfig, NEEDS, natsAuthOf, type ProcessName } from './cluster.config';
 import { JobsOpsController } from './jobs-ops.controller';
 
 /** Injection token of the Redis connections this process opened outside BullMQ (gateway: rate limits, replay cache). */
@@ -76,7 +76,7 @@ export class ClusterPlatformModule {
     const p = config.process;
     const providers: DynamicModule['providers'] = [
       { provide: DATA_DIR, useValue: config.dataDir },
-      { provide: BUS_TRANSPORT_CLIENT, useFactory: () => new NatsBusClient([e.NATS_URL], `agent-memory-${p}`, e.BUS_REQUEST_TIMEOUT_MS) },
+      { provide: BUS_TRANSPORT_CLIENT, useFactory: () => new NatsBusClient([e.NATS_URL], `agent-memory-${p}`, e.BUS_REQUEST_TIMEOUT_MS, natsAuthOf(config)) },
       { provide: BUS_REQUEST_TIMEOUT_MS, useValue: e.BUS_REQUEST_TIMEOUT_MS },
       { provide: REDIS_CONNECTIONS, useValue: redisConnections },
       BusClient,

@@ -8,7 +8,7 @@ import { BillingModule } from '@agent-memory/billing';
 import { FilesModule } from '@agent-memory/files';
 import { configureGatewayApp, createGatewayHttpAdapter, GatewayModule, inMemoryRateLimiters, LOG_REDACT_PATHS, type PaymentSettlement } from '@agent-memory/gateway';
 import { MemoryModule } from '@agent-memory/memory';
-import { BusMetricsInterceptor, busLogFields, connectMicroserviceWith, InProcessBus, InProcessServer, OpsModule, PlatformModule } from '@agent-memory/platform';
+import { BusMetricsInterceptor, busLogFields, BusPrincipalInterceptor, connectMicroserviceWith, InProcessBus, InProcessServer, OpsModule, PlatformModule } from '@agent-memory/platform';
 import { RecordsModule } from '@agent-memory/records';
 import type { StandaloneConfig } from './standalone.config';
 
@@ -72,7 +72,8 @@ export async function createStandaloneApp(config: StandaloneConfig, overrides: S
   app.useLogger(app.get(PinoLogger));
   app.enableShutdownHooks();
   // The gateway's envelope and filter stay off the bus handlers (inheritAppConfig false); they get the bus metrics.
-  connectMicroserviceWith(app, { strategy: new InProcessServer(bus) }, { interceptors: [app.get(BusMetricsInterceptor)] });
+  // The same principal check as the cluster's services: a handler acts only for the agent the gateway authenticated.
+  connectMicroserviceWith(app, { strategy: new InProcessServer(bus) }, { interceptors: [new BusPrincipalInterceptor(), app.get(BusMetricsInterceptor)] });
   configureGatewayApp(app, { security: { hstsMaxAgeSeconds: config.hstsMaxAgeSeconds } });
   await app.startAllMicroservices();
   await app.init();

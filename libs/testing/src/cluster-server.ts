@@ -4,8 +4,9 @@ import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync } from 
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { ClientProxy } from '@nestjs/microservices';
-import { BusClient, NatsBusClient, S3BlobStore } from '@agent-memory/platform';
-import { createTestDatabase, freePort, startNatsServer, startRedisServer, type TestDatabase, type TestInfraServer } from './infra';
+import { BusClient, BusSigner, NatsBusClient, S3BlobStore } from '@agent-memory/platform';
+import { type BusCredentials, createTestDatabase, freePort, generateBusCredentials, startNatsServer, startRedisServer, type TestDatabase, type TestInfraServer } from './infra';
+import { OperatorBusClient } from './operator-bus';
 import { type S3TestServer, startS3TestServer } from './s3-test-server';
 
 const REPO_ROOT = resolve(__dirname, '..', '..', '..');
@@ -38,6 +39,8 @@ export interface ClusterServerOptions {
  * A whole cluster started for a test: every service as its own Node process (`apps/cluster/src/main.ts`)
  * over a private `nats-server` (JetStream) and `redis-server`, a fresh PostgreSQL database on the
  * machine's server, and s3rver (with its shim) for blobs: real connections everywhere (DESIGN.md §2).
+ * The NATS server has the cluster's users and permissions; each process gets its own NATS password,
+ * the gateway the bus signing key, the services its public half (docs/configuration.md, "Bus authentication").
  */
 export class ClusterServer {
   readonly processes: ClusterProcessHandle[] = [];
@@ -50,6 +53,7 @@ export class ClusterServer {
     readonly database: TestDatabase,
     readonly s3: S3TestServer,
     private readonly options: ClusterServerOptions,
+    readonly credentials: BusCredentials,
   ) {
     this.dataDir = mkdtempSync(join(tmpdir(), 'agent-memory-cluster-'));
     mkdirSync(join(this.dataDir, 'logs'), { recursive: true });
@@ -57,8 +61,9 @@ export class ClusterServer {
 
   /** Starts the infrastructure, runs the migrations, then every process; resolves once all are ready. */
   static async start(options: ClusterServerOptions = {}): Promise<ClusterServer> {
-    const [nats, redis, database, s3] = await Promise.all([startNatsServer(), startRedisServer(), createTestDatabase(), startS3TestServer()]);
-    const cluster = new ClusterServer(nats, redis, database, s3, options);
+    const credentials = generateBusCredentials();
+    const [nats, redis, database, s3] = await Promise.all([startNatsServer({ passwords: credentials.passwords }), startRedisServer(), createTestDatabase(), startS3TestServer()]);
+    const cluster = new ClusterServer(nats, redis, database, s3, options, credentials);
     cluster.env = {
       NATS_URL: nats.url,
       REDIS_URL: redis.url,
@@ -75,6 +80,7 @@ export class ClusterServer {
       BUS_REQUEST_TIMEOUT_MS: '15000',
       // shared by the gateway replicas, as a Kubernetes Secret would be
       PAYMENT_SECRET_KEY: randomBytes(32).toString('base64'),
+      BUS_SIGNING_PUBLIC_KEY: credentials.signingPublicKey,
       ...options.env,
     };
     try {
@@ -96,10 +102,21 @@ export class ClusterServer {
     return this.processes.filter((p) => p.name === 'gateway');
   }
 
-  /** A bus client into the services (over the test cluster's NATS), e.g. to read the ledger. */
+  /**
+   * A bus client into the services (over the test cluster's NATS), e.g. to read the ledger: it connects
+   * as the gateway and signs with its key, acting for the agent each message names ({@link OperatorBusClient}).
+   */
   busClient(): BusClient {
-    this.bus ??= new BusClient(new NatsBusClient([this.nats.url], 'agent-memory-test', 15_000) as unknown as ClientProxy, 15_000);
+    const auth = { user: 'gateway', pass: this.credentials.passwords.gateway, signer: new BusSigner(this.credentials.signingPrivateKey) };
+    this.bus ??= new OperatorBusClient(new NatsBusClient([this.nats.url], 'agent-memory-test', 15_000, auth) as unknown as ClientProxy, 15_000);
     return this.bus;
+  }
+
+  /** The bus credentials of process `name`: its NATS user and password, and the signing key for the gateway. */
+  private busEnv(name: string): Record<string, string> {
+    const env: Record<string, string> = { NATS_USER: name, NATS_PASSWORD: this.credentials.passwords[name] ?? '' };
+    if (name === 'gateway') env.BUS_SIGNING_PRIVATE_KEY = this.credentials.signingPrivateKey;
+    return env;
   }
   private bus?: BusClient;
 
@@ -138,7 +155,7 @@ export class ClusterServer {
     const portEnv = name === 'gateway' ? { PORT: String(port) } : { OPS_PORT: String(port) };
     const child = spawn(process.execPath, ['-r', '@swc-node/register', MAIN, name], {
       cwd: REPO_ROOT,
-      env: { ...process.env, ...this.env, ...portEnv },
+      env: { ...process.env, ...this.env, ...this.busEnv(name), ...portEnv },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const log = createWriteStream(logFile, { flags: 'a' });

@@ -1,7 +1,8 @@
 import { join } from 'node:path';
-import { BusClient, FilesystemBlobStore } from '@agent-memory/platform';
+import { BUS_TRANSPORT_CLIENT, type BusClient, FilesystemBlobStore } from '@agent-memory/platform';
 import { ClusterServer, type ClusterServerOptions } from './cluster-server';
 import { startStandaloneServer, type TestServer } from './standalone-server';
+import { OperatorBusClient } from './operator-bus';
 
 /** Run mode of an end-to-end suite: `E2E_MODE=cluster` runs the same cases against cluster mode. */
 export type E2eMode = 'standalone' | 'cluster';
@@ -60,7 +61,7 @@ export async function startE2eServer(options: { env?: Record<string, string>; mo
     },
     blobKeys: (prefix) => blobs.list(prefix),
     vectorIndexDir: join(dataDir, 'vectors'),
-    bus: () => server.app.get(BusClient),
+    bus: () => new OperatorBusClient(server.app.get(BUS_TRANSPORT_CLIENT), 30_000),
     async restart() {
       await server.close();
       server = await startStandaloneServer({ env: options.env, dataDir });

@@ -4,6 +4,7 @@ export * from './s3-test-server';
 export * from './infra';
 export * from './cluster-server';
 export * from './e2e-server';
+export * from './operator-bus';
 export * from './payments';
 export * from './passkey-device';
 export * from './json-stub-server';
