@@ -6,9 +6,11 @@ import { encodeKeywords, encodeQuery } from '../recall/keyword-encoder';
 import { DEFAULT_BM25, EmbeddedVectorIndex, TEXTBOOK_BM25, type EmbeddedVectorIndexOptions } from './embedded.vector-index';
 import { CONTRACT_DESCRIPTOR, describeVectorIndexContract } from './vector-index.contract';
 import { TopK } from './top-k';
+import { tenantLogPath } from './point-log';
 import type { VectorPoint } from './vector-index.port';
 
-const LOG = 'points.wal.jsonl';
+/** The log of tenant t1 (one log per tenant). */
+const LOG = (directory: string) => tenantLogPath(directory, 't1');
 
 async function tempDir(): Promise<string> {
   return mkdtemp(path.join(tmpdir(), 'embedded-vector-index-'));
@@ -82,7 +84,7 @@ describe('EmbeddedVectorIndex (embedded only)', () => {
     await index.upsert([point('a', randomVector(next)), point('b', randomVector(next))]);
     await index.close();
     const full = JSON.stringify({ o: 'u', t: 't1', i: 'c', y: 'fact', v: 'AAAA', k: [], f: [] });
-    await appendFile(path.join(directory, LOG), full.slice(0, 25)); // crash mid-append: no newline
+    await appendFile(LOG(directory), full.slice(0, 25)); // crash mid-append: no newline
 
     index = await openIndex();
     expect(await index.count('t1')).toBe(2);
@@ -100,7 +102,7 @@ describe('EmbeddedVectorIndex (embedded only)', () => {
     let index = await openIndex();
     await index.upsert([point('a', randomVector(random(2)))]);
     await index.close();
-    await appendFile(path.join(directory, LOG), Buffer.concat([Buffer.from('{"o":"u","t":\n'), Buffer.alloc(100)]));
+    await appendFile(LOG(directory), Buffer.concat([Buffer.from('{"o":"u","t":\n'), Buffer.alloc(100)]));
     index = await openIndex();
     expect(await index.count('t1')).toBe(1);
   });
@@ -109,13 +111,16 @@ describe('EmbeddedVectorIndex (embedded only)', () => {
     const index = await openIndex();
     await index.upsert([point('a', randomVector(random(3)))]);
     await index.close();
-    const log = path.join(directory, LOG);
+    const log = LOG(directory);
     const valid = await readFile(log, 'utf8');
     await writeFile(log, `{"broken\n${valid}`);
-    await expect(new EmbeddedVectorIndex({ directory }).open(CONTRACT_DESCRIPTOR)).rejects.toThrow(/corrupt at byte 0/);
+    // Logs are read when their tenant is first used: that use fails, and keeps failing.
+    const reopened = await openIndex();
+    await expect(reopened.count('t1')).rejects.toThrow(/corrupt at byte 0/);
+    await expect(reopened.searchDense(randomVector(random(3)), { tenant: 't1', limit: 1 })).rejects.toThrow(/corrupt at byte 0/);
   });
 
-  it('compacts on open to exactly the live points, with their latest content', async () => {
+  it('compacts a log when its tenant is loaded, to exactly the live points, with their latest content', async () => {
     const next = random(4);
     let index = await openIndex();
     await index.upsert(Array.from({ length: 10 }, (_, i) => point(`p${i}`, randomVector(next), `first version ${i}`)));
@@ -124,12 +129,15 @@ describe('EmbeddedVectorIndex (embedded only)', () => {
     await index.delete('t1', ['p1', 'p2', 'p3']);
     await index.upsert([point('x', randomVector(next), 'other tenant', 't2')]);
     await index.deleteTenant('t2');
-    expect(index.stats()).toMatchObject({ logRecords: 14, livePoints: 7, compacted: false });
+    // t1's log: 11 upserts and 1 delete; t2's log was removed with its tenant.
+    expect(index.stats()).toMatchObject({ logRecords: 12, livePoints: 7, compacted: false });
+    await expect(readFile(tenantLogPath(directory, 't2'))).rejects.toThrow(/ENOENT/);
     await index.close();
 
     index = await openIndex({ compaction: { minDeadRecords: 1, minDeadRatio: 0.3 } });
+    expect(await index.count('t1')).toBe(7);
     expect(index.stats()).toMatchObject({ logRecords: 7, livePoints: 7, compacted: true });
-    const lines = (await readFile(path.join(directory, LOG), 'utf8')).trimEnd().split('\n');
+    const lines = (await readFile(LOG(directory), 'utf8')).trimEnd().split('\n');
     expect(lines.map((line) => JSON.parse(line).i).sort()).toEqual(['p0', 'p4', 'p5', 'p6', 'p7', 'p8', 'p9']);
     expect((await index.scoreDense(replaced, 't1', ['p0'])).get('p0')).toBeCloseTo(1, 5);
     expect((await index.searchSparse(encodeQuery('zucchini'), { tenant: 't1', limit: 5 })).map((h) => h.id)).toEqual(['p0']);
@@ -149,6 +157,7 @@ describe('EmbeddedVectorIndex (embedded only)', () => {
     await index.delete('t1', ['p0']);
     await index.close();
     index = await openIndex({ compaction: { minDeadRecords: 1, minDeadRatio: 0.5 } });
+    expect(await index.count('t1')).toBe(9);
     expect(index.stats()).toMatchObject({ logRecords: 11, livePoints: 9, compacted: false });
   });
 
@@ -180,7 +189,7 @@ describe('EmbeddedVectorIndex (embedded only)', () => {
     // Bounded: at most about twice the live points plus one check interval.
     expect(index.stats()).toMatchObject({ compacted: true, livePoints: 11 });
     expect(index.stats().logRecords).toBeLessThanOrEqual(2 * 11 + 10);
-    const lines = (await readFile(path.join(directory, LOG), 'utf8')).trimEnd().split('\n');
+    const lines = (await readFile(LOG(directory), 'utf8')).trimEnd().split('\n');
     expect(lines).toHaveLength(index.stats().logRecords);
     await index.close();
     index = await openIndex();
@@ -191,7 +200,7 @@ describe('EmbeddedVectorIndex (embedded only)', () => {
     let index = await openIndex();
     await index.upsert([point('a', randomVector(random(7)))]);
     await index.close();
-    await writeFile(path.join(directory, `${LOG}.compact`), '{"o":"u","t":"t1","i":"ghost"');
+    await writeFile(`${LOG(directory)}.compact`, '{"o":"u","t":"t1","i":"ghost"');
     index = await openIndex();
     expect(await index.count('t1')).toBe(1);
   });

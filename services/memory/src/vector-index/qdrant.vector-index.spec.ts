@@ -1,5 +1,5 @@
 import type { Schemas } from '@qdrant/js-client-rest';
-import { DEFAULT_BM25 } from './embedded.vector-index';
+import { DEFAULT_BM25 } from './bm25';
 import { encodeKeywords, encodeQuery } from '../recall/keyword-encoder';
 import {
   bm25DocumentWeights,

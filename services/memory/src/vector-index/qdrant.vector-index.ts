@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { QdrantClient, type Schemas } from '@qdrant/js-client-rest';
-import { DEFAULT_BM25, type Bm25Parameters } from './embedded.vector-index';
+import { DEFAULT_BM25, type Bm25Parameters } from './bm25';
 import type { IndexDescriptor, SparseVector, VectorHit, VectorIndex, VectorPoint, VectorSearch } from './vector-index.port';
 
 /** Name of the dense (cosine) vector of every point. */

@@ -1,0 +1,76 @@
+import type { IndexDescriptor, SparseVector, VectorSearch } from './vector-index.port';
+
+/** Input checks of the embedded index: each throws an `Error` with a clear message. */
+
+export function sameDescriptor(a: IndexDescriptor, b: IndexDescriptor): boolean {
+  return a.embedderId === b.embedderId && a.dimension === b.dimension;
+}
+
+export function mismatchError(directory: string, stored: IndexDescriptor, wanted: IndexDescriptor): Error {
+  return new Error(
+    `vector index in ${directory} holds vectors of embedder "${stored.embedderId}" (${stored.dimension} dimensions); ` +
+      `refusing to open it for "${wanted.embedderId}" (${wanted.dimension} dimensions): re-embed into a new index instead`,
+  );
+}
+
+export function checkDescriptor(descriptor: IndexDescriptor): void {
+  if (!descriptor || typeof descriptor.embedderId !== 'string' || descriptor.embedderId.length === 0) {
+    throw new Error('index descriptor needs a non-empty embedderId');
+  }
+  if (!Number.isInteger(descriptor.dimension) || descriptor.dimension <= 0) {
+    throw new Error(`index descriptor dimension must be a positive integer, got ${descriptor.dimension}`);
+  }
+}
+
+export function checkTenant(tenant: string): string {
+  if (typeof tenant !== 'string' || tenant.length === 0) throw new Error('tenant must be a non-empty string');
+  return tenant;
+}
+
+export function checkId(id: string): void {
+  if (typeof id !== 'string' || id.length === 0) throw new Error('point id must be a non-empty string');
+}
+
+export function checkSearch(search: VectorSearch): VectorSearch {
+  checkTenant(search?.tenant);
+  if (typeof search.limit !== 'number' || Number.isNaN(search.limit)) throw new Error('search limit must be a number');
+  return search;
+}
+
+export function checkSparse(sparse: SparseVector, what: string): void {
+  if (!sparse || !Array.isArray(sparse.indices) || !Array.isArray(sparse.values) || sparse.indices.length !== sparse.values.length) {
+    throw new Error(`${what}: indices and values must be arrays of equal length`);
+  }
+  for (let j = 0; j < sparse.indices.length; j++) {
+    const index = sparse.indices[j];
+    if (!Number.isInteger(index) || index < 0 || index > 0xffffffff) throw new Error(`${what}: index ${index} is not an unsigned 32-bit integer`);
+    if (!Number.isFinite(sparse.values[j])) throw new Error(`${what}: value ${sparse.values[j]} is not finite`);
+  }
+}
+
+/** Unit-length copy; a zero vector is allowed for queries (all scores 0) but not for points. */
+export function normalised(vector: Float32Array, what: string, allowZero = false): Float32Array {
+  let sum = 0;
+  for (let d = 0; d < vector.length; d++) sum += vector[d] * vector[d];
+  const norm = Math.sqrt(sum);
+  if (!Number.isFinite(norm)) throw new Error(`${what} has NaN or infinite values`);
+  if (norm === 0) {
+    if (allowZero) return new Float32Array(vector.length);
+    throw new Error(`${what} is a zero vector`);
+  }
+  const out = new Float32Array(vector.length);
+  for (let d = 0; d < vector.length; d++) out[d] = vector[d] / norm;
+  return out;
+}
+
+/** Sorted unique terms with summed positive frequencies (non-positive values dropped). */
+export function mergeTerms(sparse: SparseVector): { terms: Uint32Array; tfs: Float32Array } {
+  const merged = new Map<number, number>();
+  for (let j = 0; j < sparse.indices.length; j++) {
+    const value = sparse.values[j];
+    if (value > 0) merged.set(sparse.indices[j], (merged.get(sparse.indices[j]) ?? 0) + value);
+  }
+  const terms = Uint32Array.from([...merged.keys()].sort((x, y) => x - y));
+  const tfs = Float32Array.from(terms, (term) => merged.get(term)!);
+  return { terms, tfs };
+}

@@ -1,0 +1,199 @@
+import { promises as fsp } from 'node:fs';
+import * as path from 'node:path';
+import { COMPACT_SUFFIX, fsyncDirectory, rewriteLog, WRITE_CHUNK, writeAll } from './point-log';
+import { LogHandles, type ResidentTenant } from './tenant-cache';
+
+/** Tenant logs synced in parallel within one commit (bounded so that handles stay under their cap). */
+const PARALLEL_SYNCS = 16;
+
+type Entry =
+  | { kind: 'append'; tenant: ResidentTenant; data: Buffer[]; apply: () => void; resolve: () => void; reject: (e: Error) => void }
+  | { kind: 'job'; run: () => Promise<unknown>; resolve: (value: unknown) => void; reject: (e: Error) => void };
+
+/**
+ * The only writer of the tenant logs of one index directory: a queue of appends and jobs (compaction,
+ * removal) run in order. Consecutive appends form one group commit: each touched log is written at its
+ * end and fdatasync'ed (new logs also sync the directory), then every append is applied in memory and
+ * resolved. A failed write or sync sets `failure`: every later append and job is refused with it (the
+ * state of the files is then unknown; reopen the index to recover from the logs).
+ */
+export class LogWriter {
+  private queue: Entry[] = [];
+  private draining: Promise<void> | null = null;
+  private readonly handles = new LogHandles();
+  private failure: Error | null = null;
+  private closed = false;
+  /** Whether a log was rewritten since {@link reset}. */
+  compacted = false;
+
+  /** `committed` runs after each commit for each touched tenant (after its appends were applied). */
+  constructor(
+    private readonly directory: string,
+    private readonly committed: (tenant: ResidentTenant) => void,
+  ) {}
+
+  /** Clears the failure and counters (on `open`). */
+  reset(): void {
+    this.failure = null;
+    this.closed = false;
+    this.compacted = false;
+  }
+
+  /** Appends `data` (whole lines) to the tenant's log durably, then runs `apply`, then resolves. */
+  append(tenant: ResidentTenant, data: Buffer[], apply: () => void): Promise<void> {
+    if (this.failure) return Promise.reject(this.failure);
+    return new Promise((resolve, reject) => {
+      this.queue.push({ kind: 'append', tenant, data, apply, resolve, reject });
+      this.kick();
+    });
+  }
+
+  /** Runs `run` in the writer, after the entries queued before it. */
+  job<T>(run: () => Promise<T>): Promise<T> {
+    if (this.failure) return Promise.reject(this.failure);
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ kind: 'job', run, resolve: resolve as (value: unknown) => void, reject });
+      this.kick();
+    });
+  }
+
+  /** Runs `run` next, before queued entries; nobody waits for it and its failure is ignored (retried later). */
+  urgent(run: () => Promise<void>): void {
+    this.queue.unshift({ kind: 'job', run, resolve: () => undefined, reject: () => undefined });
+    this.kick();
+  }
+
+  /** Removes a log (and a leftover compaction file) and syncs the directory; call inside a job. */
+  async remove(file: string): Promise<void> {
+    await this.handles.drop(file);
+    await fsp.rm(file, { force: true });
+    await fsp.rm(file + COMPACT_SUFFIX, { force: true });
+    await fsyncDirectory(path.dirname(file));
+  }
+
+  /** Replaces the tenant's log by `lines` (atomic rename); call inside a job. */
+  async rewrite(tenant: ResidentTenant, lines: () => Iterable<Buffer>): Promise<void> {
+    if (tenant.deleted) return;
+    try {
+      await this.handles.drop(tenant.file);
+      const { bytes, records } = await rewriteLog(tenant.file, lines);
+      tenant.fileBytes = bytes;
+      tenant.records = records;
+      this.compacted = true;
+    } catch (error) {
+      // The rename may have happened: the log's size is then unknown to us.
+      this.failure = new Error(`vector index log ${tenant.file} could not be rewritten; reopen the index: ${(error as Error).message}`);
+      throw this.failure;
+    }
+  }
+
+  /** Waits for queued work, then closes the handles; later calls are refused. */
+  async close(): Promise<void> {
+    while (this.draining) await this.draining;
+    this.closed = true;
+    try {
+      await this.handles.closeAll();
+    } finally {
+      this.queue = [];
+    }
+  }
+
+  private kick(): void {
+    if (this.draining) return;
+    // Started in a microtask: `drain` may finish without awaiting, and must clear `draining` after this assignment.
+    this.draining = Promise.resolve().then(() => this.drain());
+  }
+
+  /** Runs until the queue is empty; clears `draining` synchronously then, so a later push always kicks a new drain. */
+  private async drain(): Promise<void> {
+    for (;;) {
+      if (this.queue.length === 0) {
+        this.draining = null;
+        return;
+      }
+      const refusal = this.failure ?? (this.closed ? new Error('vector index is closed') : null);
+      const first = this.queue[0];
+      if (first.kind === 'job') {
+        this.queue.shift();
+        try {
+          if (refusal) throw refusal;
+          first.resolve(await first.run());
+        } catch (error) {
+          first.reject(error as Error);
+        }
+        continue;
+      }
+      let end = 0;
+      while (end < this.queue.length && this.queue[end].kind === 'append') end++;
+      const batch = this.queue.splice(0, end) as Extract<Entry, { kind: 'append' }>[];
+      if (refusal) {
+        for (const entry of batch) entry.reject(refusal);
+        continue;
+      }
+      await this.commit(batch);
+    }
+  }
+
+  /** One group commit: write and sync every touched log, then apply and resolve. */
+  private async commit(batch: Extract<Entry, { kind: 'append' }>[]): Promise<void> {
+    const live = batch.filter((entry) => {
+      if (!entry.tenant.deleted) return true;
+      entry.reject(new Error(`vector index tenant ${entry.tenant.id} was deleted while this write was queued`));
+      return false;
+    });
+    const byTenant = new Map<ResidentTenant, Buffer[]>();
+    for (const entry of live) {
+      const data = byTenant.get(entry.tenant);
+      if (data) data.push(...entry.data);
+      else byTenant.set(entry.tenant, [...entry.data]);
+    }
+    const tenants = [...byTenant.keys()];
+    const sizes = new Map<ResidentTenant, number>();
+    try {
+      let created = false;
+      for (let i = 0; i < tenants.length; i += PARALLEL_SYNCS) {
+        await Promise.all(
+          tenants.slice(i, i + PARALLEL_SYNCS).map(async (tenant) => {
+            if (tenant.fileBytes === 0) created = true;
+            sizes.set(tenant, await this.appendLines(tenant, byTenant.get(tenant)!));
+          }),
+        );
+      }
+      if (created) await fsyncDirectory(path.dirname(tenants[0].file));
+    } catch (error) {
+      // A log may now end in a partial record: stop writing; loading drops the torn tail.
+      this.failure = new Error(`vector index log write failed; reopen the index: ${(error as Error).message}`);
+      for (const entry of live) entry.reject(this.failure);
+      return;
+    }
+    for (const [tenant, size] of sizes) tenant.fileBytes = size;
+    for (const entry of live) {
+      entry.tenant.records += entry.data.length;
+      entry.apply();
+      entry.resolve();
+    }
+    for (const tenant of tenants) this.committed(tenant);
+  }
+
+  /** Writes lines at the end of the tenant's log in pieces of at most WRITE_CHUNK bytes and syncs; returns the new size. */
+  private async appendLines(tenant: ResidentTenant, lines: Buffer[]): Promise<number> {
+    const handle = await this.handles.get(tenant.file);
+    let offset = tenant.fileBytes;
+    let parts: Buffer[] = [];
+    let partsBytes = 0;
+    for (const line of lines) {
+      parts.push(line);
+      partsBytes += line.length;
+      if (partsBytes >= WRITE_CHUNK) {
+        await writeAll(handle, Buffer.concat(parts), offset);
+        offset += partsBytes;
+        parts = [];
+        partsBytes = 0;
+      }
+    }
+    if (partsBytes > 0) await writeAll(handle, parts.length === 1 ? parts[0] : Buffer.concat(parts), offset);
+    offset += partsBytes;
+    await handle.datasync();
+    return offset;
+  }
+}
