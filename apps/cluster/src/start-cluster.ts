@@ -1,10 +1,10 @@
 import 'reflect-metadata';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { connect } from 'nats';
-import { startNatsServer, startS3TestServer } from '@agent-memory/testing';
+import { generateBusCredentials, startNatsServer, startS3TestServer } from '@agent-memory/testing';
 import { loadClusterConfig } from './cluster.config';
 
 /** Processes started by `npm run start:cluster`, in order (vector-index only without QDRANT_URL). */
@@ -40,29 +40,48 @@ async function main(): Promise<void> {
     if (!existsSync(secretFile)) writeFileSync(secretFile, randomBytes(32).toString('base64'), { mode: 0o600 });
     env.PAYMENT_SECRET_KEY = readFileSync(secretFile, 'utf8').trim();
   }
+  // The gateway's bus signing key pair, kept across restarts like the payment secret (a Secret in Kubernetes).
+  if (!base.env.BUS_SIGNING_PRIVATE_KEY) {
+    const keyFile = join(dataDir, 'bus-signing-key.json');
+    if (!existsSync(keyFile)) {
+      const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+      const pair = { private: privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64'), public: publicKey.export({ format: 'der', type: 'spki' }).toString('base64') };
+      writeFileSync(keyFile, JSON.stringify(pair), { mode: 0o600 });
+    }
+    const pair = JSON.parse(readFileSync(keyFile, 'utf8')) as { private: string; public: string };
+    env.BUS_SIGNING_PRIVATE_KEY = pair.private;
+    env.BUS_SIGNING_PUBLIC_KEY = pair.public;
+  }
   let s3: Awaited<ReturnType<typeof startS3TestServer>> | undefined;
   if (!base.env.S3_ENDPOINT) {
     s3 = await startS3TestServer({ directory: join(dataDir, 's3') });
     Object.assign(env, { S3_ENDPOINT: s3.endpoint, S3_ACCESS_KEY: s3.accessKey, S3_SECRET_KEY: s3.secretKey, S3_REGION: s3.region });
     process.stdout.write(`blobs: s3rver on ${s3.endpoint} (data in ${join(dataDir, 's3')})\n`);
   }
+  // Per-process NATS users (docs/deployment.md, "NATS users"). With NATS_PASSWORD in the environment the
+  // operator's NATS has the users, and every process logs in as its own user with that one password;
+  // otherwise a private nats-server with the users and a fresh password each.
   // A 1 MB file travels in one NATS message: the server must accept 8 MB (docs/configuration.md).
-  const nc = await connect({ servers: base.env.NATS_URL, timeout: 3_000 }).catch(() => undefined);
-  const maxPayload = nc?.info?.max_payload ?? 0;
-  await nc?.close();
+  let passwords: Record<string, string> | undefined;
   let privateNats: Awaited<ReturnType<typeof startNatsServer>> | undefined;
-  if (maxPayload < 8 * 1024 * 1024) {
-    privateNats = await startNatsServer();
+  if (!base.env.NATS_PASSWORD) {
+    passwords = generateBusCredentials().passwords;
+    privateNats = await startNatsServer({ passwords });
     env.NATS_URL = privateNats.url;
-    process.stdout.write(
-      nc
-        ? `NATS at ${base.env.NATS_URL} allows ${maxPayload} bytes per message (8 MB needed for 1 MB files): using a private nats-server with JetStream on ${privateNats.url}\n`
-        : `no NATS at ${base.env.NATS_URL}: using a private nats-server with JetStream on ${privateNats.url}\n`,
-    );
+    process.stdout.write(`bus: a private nats-server with JetStream and a user per process on ${privateNats.url}\n`);
+  } else {
+    const nc = await connect({ servers: base.env.NATS_URL, timeout: 3_000, user: base.env.NATS_USER ?? 'gateway', pass: base.env.NATS_PASSWORD }).catch(() => undefined);
+    const maxPayload = nc?.info?.max_payload ?? 0;
+    await nc?.close();
+    if (maxPayload < 8 * 1024 * 1024) throw new Error(`NATS at ${base.env.NATS_URL} is unreachable or allows ${maxPayload} bytes per message (8 MB needed for 1 MB files)`);
   }
   const children: Array<{ name: string; child: ChildProcess }> = [];
   const spawnProcess = (name: string, extra: Record<string, string>) => {
-    const child = spawn(process.execPath, ['-r', '@swc-node/register', MAIN, name], { env: { ...env, ...extra }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const credentials: Record<string, string> = passwords?.[name] ? { NATS_USER: name, NATS_PASSWORD: passwords[name] } : {};
+    const childEnv: Record<string, string> = { ...env, ...credentials, ...extra };
+    // only the gateway signs; the services verify with the public half
+    if (name !== 'gateway') delete childEnv.BUS_SIGNING_PRIVATE_KEY;
+    const child = spawn(process.execPath, ['-r', '@swc-node/register', MAIN, name], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
     const log = createWriteStream(join(dataDir, 'logs', `${name}.log`), { flags: 'a' });
     child.stdout!.pipe(log);
     child.stderr!.pipe(log);
