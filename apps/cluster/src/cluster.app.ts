@@ -53,9 +53,9 @@ function serviceModule(config: ClusterConfig, redis: Redis[]): DynamicModule | T
       return RecordsModule;
     case 'memory':
     case 'memory-worker':
-      return MemoryModule.forRoot({ embedder: o.embedder, vectorIndex: vectorIndexConfig(config), enrichment: o.enrichment, warmUp: true });
+      return MemoryModule.forRoot({ embedder: o.embedder, vectorIndex: vectorIndexConfig(config), enrichment: o.enrichment, warmUp: true, quota: o.quotas.memory, admission: o.memoryAdmission });
     case 'files':
-      return FilesModule;
+      return FilesModule.forRoot({ quota: o.quotas.files });
     case 'billing':
       return BillingModule.forRoot(o.billing);
     case 'vector-index':

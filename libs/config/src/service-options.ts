@@ -33,6 +33,15 @@ export const ServiceOptionsEnvSchema = z.object({
   ENRICHMENT_LLM_MODEL: z.string().min(1).optional(),
   ENRICHMENT_LLM_API_KEY: z.string().min(1).optional(),
   ENRICHMENT_LLM_TIMEOUT_MS: env.int(30_000, 100),
+  // Per-agent storage quotas (docs/api.md, "Storage quotas").
+  QUOTA_MEMORIES_PER_AGENT: env.int(100_000, 1),
+  QUOTA_MEMORY_BYTES_PER_AGENT: env.int(1024 ** 3, 1),
+  QUOTA_FILES_PER_AGENT: env.int(10_000, 1),
+  QUOTA_FILE_BYTES_PER_AGENT: env.int(1024 ** 3, 1),
+  // Admission control of remember and recall per memory process (docs/configuration.md, "Fairness between agents").
+  MEMORY_WORK_CONCURRENCY: env.int(4, 1),
+  MEMORY_WORK_PER_AGENT_CONCURRENCY: env.int(2, 1),
+  MEMORY_WORK_PER_AGENT_QUEUE: env.int(64, 0),
   ...PaymentEnvSchema.shape,
 });
 export type ServiceOptionsEnv = z.output<typeof ServiceOptionsEnvSchema>;
@@ -53,6 +62,10 @@ export interface ServiceOptions {
   /** `Strict-Transport-Security` max-age; 0 sends none. */
   hstsMaxAgeSeconds: number;
   embedder: { kind: 'use-lite' } | { kind: 'openai-compatible'; baseUrl: string; model: string; apiKey?: string; dimension: number; timeoutMs: number };
+  /** Per-agent storage quotas: memories and their content bytes, files (with raw blobs) and their bytes (docs/api.md). */
+  quotas: { memory: { maxMemories: number; maxBytes: number }; files: { maxFiles: number; maxBytes: number } };
+  /** Fair admission of remember and recall in each memory process (docs/configuration.md, "Fairness between agents"). */
+  memoryAdmission: { concurrency: number; perAgentConcurrency: number; perAgentQueue: number };
   /** The chat endpoint that refines type and summary after remember; absent when `ENRICHMENT_LLM_URL` is unset. */
   enrichment?: { baseUrl: string; model: string; apiKey?: string; timeoutMs: number };
 }
@@ -109,5 +122,10 @@ export function serviceOptionsFromEnv(e: ServiceOptionsEnv, opts: { port: number
     hstsMaxAgeSeconds: e.HSTS_MAX_AGE_SECONDS,
     embedder,
     enrichment,
+    quotas: {
+      memory: { maxMemories: e.QUOTA_MEMORIES_PER_AGENT, maxBytes: e.QUOTA_MEMORY_BYTES_PER_AGENT },
+      files: { maxFiles: e.QUOTA_FILES_PER_AGENT, maxBytes: e.QUOTA_FILE_BYTES_PER_AGENT },
+    },
+    memoryAdmission: { concurrency: e.MEMORY_WORK_CONCURRENCY, perAgentConcurrency: e.MEMORY_WORK_PER_AGENT_CONCURRENCY, perAgentQueue: e.MEMORY_WORK_PER_AGENT_QUEUE },
   };
 }

@@ -1,5 +1,6 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, Optional } from '@nestjs/common';
 import {
+  ForbiddenError,
   NotFoundError,
   type RawGetResponse,
   type RawPutBody,
@@ -23,6 +24,7 @@ import {
   sha256Hex,
 } from '@agent-memory/platform';
 import { FileIdempotencyStore } from './persistence/file-idempotency.store';
+import { chargeFileWrite, DEFAULT_FILE_QUOTA, deleteRecordFilesAndReleaseUsage, FILE_QUOTA, type FileQuota } from './persistence/file-quota';
 import type { Prisma } from './persistence/generated/client';
 import type { FilesPrismaClient } from './persistence/prisma';
 
@@ -46,6 +48,7 @@ export class FilesService implements OnApplicationBootstrap {
     @Inject(FILES_PRISMA) private readonly prisma: FilesPrismaClient,
     @Inject(BLOB_STORE) private readonly blobs: BlobStore,
     @Inject(JOB_QUEUE) private readonly jobs: JobQueue,
+    @Optional() @Inject(FILE_QUOTA) private readonly quota: FileQuota = DEFAULT_FILE_QUOTA,
   ) {
     this.idempotency = new FileIdempotencyStore(prisma);
   }
@@ -70,7 +73,9 @@ export class FilesService implements OnApplicationBootstrap {
    * whose claim was taken over (abandoned after IDEMPOTENCY_ABANDONED_AFTER_MS) commits nothing and
    * answers like a replay (VALIDATION_ERROR while the new owner is still in progress). The transaction
    * holds the record's advisory lock in shared mode ({@link lockRecord}); NOT_FOUND when the record was
-   * deleted (tombstone), with this write's blob deleted and nothing committed.
+   * deleted (tombstone), with this write's blob deleted and nothing committed; FORBIDDEN when the
+   * agent's storage quota (files and raw blobs, count and bytes; a replace counts its size change) would
+   * be exceeded, with nothing stored (docs/api.md, "Storage quotas").
    */
   async write(agentId: string, recordId: string, body: WriteFileBody): Promise<{ result: WriteFileResponse; replayed: boolean }> {
     const key = body.idempotency_key;
@@ -89,6 +94,7 @@ export class FilesService implements OnApplicationBootstrap {
         await this.blobs.put(blobKey, bytes, 'text/plain; charset=utf-8');
         const response: WriteFileResponse = { path: body.path, contentHash: hash };
         await this.writeUnlessDeleted(recordId, blobKey, async (tx) => {
+          await chargeFileWrite(tx, { agentId, recordId, path: body.path, kind: 'file', sizeBytes: bytes.length }, this.quota);
           await tx.file.upsert({
             where: { recordId_path: { recordId, path: body.path } },
             create: { recordId, path: body.path, agentId, contentHash: hash, blobKey, sizeBytes: bytes.length },
@@ -125,7 +131,8 @@ export class FilesService implements OnApplicationBootstrap {
 
   /**
    * Stores an opaque blob of a `local`-mode agent at `path` (DESIGN.md §4). Errors: NOT_FOUND when the
-   * record was deleted (tombstone; the blob just put is deleted and no row is written).
+   * record was deleted (tombstone; the blob just put is deleted and no row is written); FORBIDDEN over
+   * the agent's storage quota, as {@link write}.
    */
   async rawPut(agentId: string, recordId: string, body: RawPutBody): Promise<{ path: string; size: number; contentHash: string }> {
     const bytes = Buffer.from(body.content, 'base64');
@@ -135,6 +142,7 @@ export class FilesService implements OnApplicationBootstrap {
     await this.pathLocks.run(`raw\n${recordId}\n${body.path}`, async () => {
       await this.blobs.put(blobKey, bytes, contentType);
       await this.writeUnlessDeleted(recordId, blobKey, async (tx) => {
+        await chargeFileWrite(tx, { agentId, recordId, path: body.path, kind: 'raw', sizeBytes: bytes.length }, this.quota);
         await tx.rawBlob.upsert({
           where: { recordId_path: { recordId, path: body.path } },
           create: { recordId, path: body.path, agentId, contentType, contentHash: hash, blobKey, sizeBytes: bytes.length },
@@ -171,8 +179,16 @@ export class FilesService implements OnApplicationBootstrap {
     } catch (err) {
       // The record is gone, so no row of it can name this blob (same-content blobs included).
       if (err instanceof NotFoundError) await this.blobs.delete([blobKey]).catch(() => undefined);
+      // Over quota: the key is content-addressed, so delete it only if no row (another path, an earlier write) names it.
+      if (err instanceof ForbiddenError) await this.deleteUnreferencedBlob(recordId, blobKey);
       throw err;
     }
+  }
+
+  /** Deletes `blobKey` unless a file or raw blob row names it (a refused write must leave no blob of its own). */
+  private async deleteUnreferencedBlob(recordId: string, blobKey: string): Promise<void> {
+    const named = (await this.prisma.file.count({ where: { recordId, blobKey } })) + (await this.prisma.rawBlob.count({ where: { recordId, blobKey } }));
+    if (named === 0) await this.blobs.delete([blobKey]).catch(() => undefined);
   }
 
   /**
@@ -187,8 +203,7 @@ export class FilesService implements OnApplicationBootstrap {
       await this.prisma.$transaction(async (tx) => {
         await lockRecord(tx, recordId, 'exclusive');
         await tx.fileDeletedRecord.createMany({ data: [{ recordId }], skipDuplicates: true });
-        await tx.file.deleteMany({ where: { recordId } });
-        await tx.rawBlob.deleteMany({ where: { recordId } });
+        await deleteRecordFilesAndReleaseUsage(tx, recordId);
         await tx.fileWriteLog.deleteMany({ where: { recordId } });
         await tx.fileIdempotencyKey.deleteMany({ where: { recordId } });
         await tx.filePurgeTask.createMany({ data: [{ id: taskId, recordId }], skipDuplicates: true });

@@ -36,7 +36,7 @@ export class MemoryMessageHandler {
 
   @MessagePattern(SUBJECTS.memory.recall)
   recall(@Payload(new MessagePipe(MemoryRecallMessageSchema)) m: z.output<typeof MemoryRecallMessageSchema>) {
-    return this.recallUseCase.execute(m.recordId, m.body);
+    return this.recallUseCase.execute(m.agentId, m.recordId, m.body);
   }
 
   @MessagePattern(SUBJECTS.memory.forget)

@@ -1,5 +1,5 @@
 import { type DynamicModule, Inject, Injectable, Logger, Module, type OnApplicationBootstrap, type OnApplicationShutdown, Optional } from '@nestjs/common';
-import { BusClient, DATABASE, type Database, IDEMPOTENCY_CLEANUP, type PeriodicTask, ReadinessRegistry, startPeriodicTask } from '@agent-memory/platform';
+import { BusClient, DATABASE, type Database, FairScheduler, type FairSchedulerOptions, IDEMPOTENCY_CLEANUP, type PeriodicTask, ReadinessRegistry, startPeriodicTask } from '@agent-memory/platform';
 import { MEMORY_TYPE_CLASSIFIER, type MemoryTypeClassifier } from './classification/memory-type-classifier.port';
 import { PrototypeMemoryTypeClassifier } from './classification/prototype.memory-type-classifier';
 import { EMBEDDER, type Embedder } from './embedding/embedder.port';
@@ -9,7 +9,9 @@ import { OpenAiCompatibleEmbedder } from './embedding/openai-compatible.embedder
 import { UseLiteEmbedder } from './embedding/use-lite.embedder';
 import { MemoryMessageHandler } from './memory.message-handler';
 import { MemoryMaintenanceRepository } from './persistence/memory-maintenance.repository';
+import { DEFAULT_MEMORY_QUOTA, MEMORY_QUOTA, type MemoryQuota } from './persistence/memory-quota';
 import { MemoryRepository } from './persistence/memory.repository';
+import { DEFAULT_MEMORY_ADMISSION, MEMORY_WORK_SCHEDULER } from './use-cases/admission';
 import { MEMORY_PRISMA, openMemoryPrisma } from './persistence/prisma';
 import { ExtractiveSummariser } from './summary/extractive.summariser';
 import { SUMMARISER, type Summariser } from './summary/summariser.port';
@@ -33,7 +35,8 @@ export type EmbedderConfig =
 
 /** Which vector index the memory service uses. */
 export type VectorIndexConfig =
-  | { kind: 'embedded'; directory: string }
+  /** Standalone: the index under `directory`; `memoryBudgetBytes` bounds the tenant indexes kept loaded (embedded.vector-index.ts). */
+  | { kind: 'embedded'; directory: string; memoryBudgetBytes?: number }
   /** Cluster mode without Qdrant: the `vector-index` service over the bus (see vector-index.message-handler.ts). */
   | { kind: 'remote' }
   /** Cluster mode with Qdrant: one collection per embedder, `<collectionPrefix>__<embedder>__<dimension>` (qdrant.vector-index.ts). */
@@ -60,6 +63,13 @@ export interface MemoryModuleOptions {
    * starts faster and loads on first use).
    */
   warmUp?: boolean;
+  /** Per-agent storage quota (docs/api.md, "Storage quotas"); default {@link DEFAULT_MEMORY_QUOTA}. */
+  quota?: MemoryQuota;
+  /**
+   * Admission control of remember and recall (docs/configuration.md, "Fairness between agents"); default
+   * {@link DEFAULT_MEMORY_ADMISSION}.
+   */
+  admission?: FairSchedulerOptions;
 }
 
 const MEMORY_MODULE_OPTIONS = Symbol('MemoryModuleOptions');
@@ -119,6 +129,8 @@ export class MemoryModule {
       controllers: [MemoryMessageHandler],
       providers: [
         { provide: MEMORY_MODULE_OPTIONS, useValue: options },
+        { provide: MEMORY_QUOTA, useValue: options.quota ?? DEFAULT_MEMORY_QUOTA },
+        { provide: MEMORY_WORK_SCHEDULER, useValue: new FairScheduler(options.admission ?? DEFAULT_MEMORY_ADMISSION) },
         { provide: MEMORY_PRISMA, useFactory: (db: Database) => openMemoryPrisma(db), inject: [DATABASE] },
         {
           provide: EMBEDDER,
@@ -142,7 +154,7 @@ export class MemoryModule {
                 ? new RemoteVectorIndex(bus)
                 : config.kind === 'qdrant'
                   ? new QdrantVectorIndex({ url: config.url, apiKey: config.apiKey, collectionPrefix: config.collectionPrefix })
-                  : new EmbeddedVectorIndex({ directory: config.directory });
+                  : new EmbeddedVectorIndex({ directory: config.directory, memoryBudgetBytes: config.memoryBudgetBytes });
             await index.open({ embedderId: embedder.id, dimension: embedder.dimension });
             return index;
           },

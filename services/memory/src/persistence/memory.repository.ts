@@ -1,7 +1,8 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { IdempotencyClaimLostError } from '@agent-memory/platform';
 import { type MemoryType, newId, NotFoundError } from '@agent-memory/shared';
 import type { Memory, Prisma } from './generated/client';
+import { chargeMemoryUsage, DEFAULT_MEMORY_QUOTA, MEMORY_QUOTA, type MemoryQuota, type MemoryUsage, readMemoryUsage, releaseMemoryUsage } from './memory-quota';
 import { MEMORY_PRISMA, type MemoryPrismaClient } from './prisma';
 
 export type MemoryRow = Memory;
@@ -65,7 +66,20 @@ export interface PurgeTask {
  */
 @Injectable()
 export class MemoryRepository {
-  constructor(@Inject(MEMORY_PRISMA) private readonly prisma: MemoryPrismaClient) {}
+  constructor(
+    @Inject(MEMORY_PRISMA) private readonly prisma: MemoryPrismaClient,
+    @Optional() @Inject(MEMORY_QUOTA) private readonly quota: MemoryQuota = DEFAULT_MEMORY_QUOTA,
+  ) {}
+
+  /** The agent's stored memories and bytes now ({@link assertWithinMemoryQuota} checks a write against it early). */
+  usage(agentId: string): Promise<MemoryUsage> {
+    return readMemoryUsage(this.prisma, agentId);
+  }
+
+  /** The per-agent storage quota in force. */
+  get storageQuota(): MemoryQuota {
+    return this.quota;
+  }
 
   findByPath(recordId: string, path: string): Promise<MemoryRow | null> {
     return this.prisma.memory.findUnique({ where: { recordId_path: { recordId, path } } });
@@ -101,17 +115,20 @@ export class MemoryRepository {
    *    whose vector and blobs are being purged, is never written again);
    * 3. completes the idempotency claim with a guarded update (still pending, still `claimedAt`), throwing
    *    {@link IdempotencyClaimLostError} (rollback) when the claim was taken over;
-   * 4. runs `writeVector(id)` and writes the row and its write log entry.
+   * 4. charges the agent's storage quota (one more memory and its bytes, or the size change of a
+   *    replace; {@link chargeMemoryUsage}), throwing ForbiddenError (rollback) when it would be exceeded;
+   * 5. runs `writeVector(id)` and writes the row and its write log entry.
    * `respond(id)` builds the response stored with the idempotency key. Returns the memory's id.
-   * Errors: NotFoundError (record deleted), IdempotencyClaimLostError; nothing is written then.
+   * Errors: NotFoundError (record deleted), IdempotencyClaimLostError, ForbiddenError (storage quota);
+   * nothing is written then.
    */
   async saveRemember(w: RememberWrite, respond: (id: string) => unknown, writeVector?: (id: string) => Promise<void>): Promise<string> {
     return this.prisma.$transaction(async (tx) => {
       await lockRecord(tx, w.recordId, 'shared');
       if (await tx.memoryDeletedRecord.findUnique({ where: { recordId: w.recordId } })) throw new NotFoundError(`Record ${w.recordId} was deleted`);
       await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`memory\n${w.recordId}\n${w.path}`}::text, 0))`;
-      const [existing] = await tx.$queryRaw<{ id: string }[]>`
-        SELECT id FROM "memory"."memories" WHERE record_id = ${w.recordId} AND path = ${w.path} FOR UPDATE`;
+      const [existing] = await tx.$queryRaw<{ id: string; agentId: string; sizeBytes: number }[]>`
+        SELECT id, agent_id AS "agentId", size_bytes AS "sizeBytes" FROM "memory"."memories" WHERE record_id = ${w.recordId} AND path = ${w.path} FOR UPDATE`;
       const id = existing?.id ?? w.id;
       const response = respond(id);
       if (w.idempotency) {
@@ -121,6 +138,9 @@ export class MemoryRepository {
         });
         if (count === 0) throw new IdempotencyClaimLostError(w.recordId, w.idempotency.key);
       }
+      // The quota before the vector: a refused write leaves no vector behind (the transaction rolls back).
+      const delta = existing ? { memories: 0, bytes: w.sizeBytes - existing.sizeBytes } : { memories: 1, bytes: w.sizeBytes };
+      await chargeMemoryUsage(tx, existing?.agentId ?? w.agentId, delta, this.quota);
       if (writeVector) await writeVector(id);
       const version = { type: w.type, summary: w.summary, contentHash: w.contentHash, blobKey: w.blobKey, sizeBytes: w.sizeBytes, embedderId: w.embedderId };
       if (existing) await tx.memory.update({ where: { id }, data: { ...version, updatedAt: new Date() } });
@@ -189,14 +209,16 @@ export class MemoryRepository {
   }
 
   /**
-   * Forget, metadata side: deletes the memory row, its write log entries and the idempotency results
-   * that name it, logs the forget (path only, no content), and records a durable purge task holding every
+   * Forget, metadata side: deletes the memory row (giving its size back to its agent's storage quota),
+   * its write log entries and the idempotency results that name it, logs the forget (path only, no content), and records a durable purge task holding every
    * blob key of every version. Returns the task, or null when the memory is already gone.
    */
   async forget(memory: MemoryRow): Promise<PurgeTask | null> {
     return this.prisma.$transaction(async (tx) => {
-      const { count } = await tx.memory.deleteMany({ where: { id: memory.id } });
-      if (count === 0) return null;
+      const [gone] = await tx.$queryRaw<{ agentId: string; sizeBytes: number }[]>`
+        DELETE FROM "memory"."memories" WHERE id = ${memory.id} RETURNING agent_id AS "agentId", size_bytes AS "sizeBytes"`;
+      if (!gone) return null;
+      await releaseMemoryUsage(tx, [{ agentId: gone.agentId, memories: 1, bytes: gone.sizeBytes }]);
       const versions = await tx.memoryWriteLog.findMany({ where: { memoryId: memory.id }, select: { blobKey: true } });
       const blobKeys = [...new Set([memory.blobKey, ...versions.map((v) => v.blobKey).filter((k): k is string => k !== null)])];
       await tx.memoryWriteLog.deleteMany({ where: { memoryId: memory.id } });
@@ -211,13 +233,17 @@ export class MemoryRepository {
   /**
    * Record deletion, metadata side: under the record's advisory lock in exclusive mode (it waits for the
    * remembers in flight, which hold it shared), writes the record's tombstone (later remembers get
-   * NOT_FOUND), then every row of the record goes, with one purge task for its stores.
+   * NOT_FOUND), then every row of the record goes (their sizes given back to their agents' storage
+   * quotas), with one purge task for its stores.
    */
   async purgeRecordMetadata(recordId: string, taskId: string): Promise<PurgeTask> {
     return this.prisma.$transaction(async (tx) => {
       await lockRecord(tx, recordId, 'exclusive');
       await tx.memoryDeletedRecord.createMany({ data: [{ recordId }], skipDuplicates: true });
-      await tx.memory.deleteMany({ where: { recordId } });
+      const released = await tx.$queryRaw<{ agentId: string; memories: bigint; bytes: bigint }[]>`
+        WITH gone AS (DELETE FROM "memory"."memories" WHERE record_id = ${recordId} RETURNING agent_id, size_bytes)
+        SELECT agent_id AS "agentId", count(*) AS memories, coalesce(sum(size_bytes), 0) AS bytes FROM gone GROUP BY agent_id`;
+      await releaseMemoryUsage(tx, released.map((r) => ({ agentId: r.agentId, memories: Number(r.memories), bytes: Number(r.bytes) })));
       await tx.memoryWriteLog.deleteMany({ where: { recordId } });
       await tx.memoryIdempotencyKey.deleteMany({ where: { recordId } });
       await tx.memoryPurgeTask.createMany({ data: [{ id: taskId, recordId, memoryId: null, blobKeys: [] }], skipDuplicates: true });

@@ -1,10 +1,12 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import { FairScheduler } from '@agent-memory/platform';
 import type { RecallBody, RecalledMemory, RecallResponse } from '@agent-memory/shared';
 import { EMBEDDER, type Embedder } from '../embedding/embedder.port';
 import { MemoryRepository } from '../persistence/memory.repository';
 import { hybridSearch } from '../recall/hybrid-search';
 import { denseQueryText } from '../recall/query-rewrite';
 import { VECTOR_INDEX, type VectorIndex } from '../vector-index/vector-index.port';
+import { DEFAULT_MEMORY_ADMISSION, MEMORY_WORK_SCHEDULER, RECALL_COST } from './admission';
 
 /**
  * Recall by meaning (spec, "Recall"; DESIGN.md §4): dense search (cosine of sentence embeddings) and
@@ -19,14 +21,21 @@ export class RecallUseCase {
     private readonly repository: MemoryRepository,
     @Inject(EMBEDDER) private readonly embedder: Embedder,
     @Inject(VECTOR_INDEX) private readonly index: VectorIndex,
+    @Optional() @Inject(MEMORY_WORK_SCHEDULER) private readonly scheduler: FairScheduler = new FairScheduler(DEFAULT_MEMORY_ADMISSION),
   ) {}
 
-  async execute(recordId: string, body: RecallBody): Promise<RecallResponse> {
-    // The sentence model matches statements better than questions: embed the question as a statement.
-    const [vector] = await this.embedder.embed([denseQueryText(body.query)]);
-    if (!vector) throw new Error('The embedder returned no vector');
-    // A few more than asked, in case some hits have no row (half-written, or being forgotten right now).
-    const ranked = await hybridSearch(this.index, { tenant: recordId, vector, query: body.query, limit: body.limit + 10, types: body.types });
+  /**
+   * Recall for `agentId` (whose fair turn the query embedding and search wait for, docs/configuration.md
+   * "Fairness between agents") in `recordId`. Errors: RATE_LIMITED when too many of the agent's calls wait.
+   */
+  async execute(agentId: string, recordId: string, body: RecallBody): Promise<RecallResponse> {
+    const ranked = await this.scheduler.run(agentId, RECALL_COST, async () => {
+      // The sentence model matches statements better than questions: embed the question as a statement.
+      const [vector] = await this.embedder.embed([denseQueryText(body.query)]);
+      if (!vector) throw new Error('The embedder returned no vector');
+      // A few more than asked, in case some hits have no row (half-written, or being forgotten right now).
+      return hybridSearch(this.index, { tenant: recordId, vector, query: body.query, limit: body.limit + 10, types: body.types });
+    });
     const rows = new Map((await this.repository.findMany(recordId, ranked.map((h) => h.id))).map((r) => [r.id, r]));
     const memories: RecalledMemory[] = ranked
       .filter((h) => rows.has(h.id))

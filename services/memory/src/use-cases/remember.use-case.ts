@@ -1,5 +1,5 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { newId, NotFoundError, type RememberBody, type RememberResponse } from '@agent-memory/shared';
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import { ForbiddenError, newId, NotFoundError, type RememberBody, type RememberResponse } from '@agent-memory/shared';
 import {
   answerAfterLostClaim,
   BLOB_STORE,
@@ -7,6 +7,7 @@ import {
   canonicalJson,
   claimIdempotencyKey,
   contentHash,
+  FairScheduler,
   IdempotencyClaimLostError,
   KeyedMutex,
   sha256Hex,
@@ -14,12 +15,14 @@ import {
 import { MEMORY_TYPE_CLASSIFIER, type MemoryTypeClassifier } from '../classification/memory-type-classifier.port';
 import { EMBEDDER, type Embedder } from '../embedding/embedder.port';
 import { MemoryIdempotencyStore } from '../persistence/memory-idempotency.store';
+import { assertWithinMemoryQuota } from '../persistence/memory-quota';
 import { MemoryRepository } from '../persistence/memory.repository';
 import { MEMORY_PRISMA, type MemoryPrismaClient } from '../persistence/prisma';
 import { embedDocument } from '../recall/document-embedding';
 import { encodeKeywords } from '../recall/keyword-encoder';
 import { SUMMARISER, type Summariser } from '../summary/summariser.port';
 import { VECTOR_INDEX, type VectorIndex } from '../vector-index/vector-index.port';
+import { DEFAULT_MEMORY_ADMISSION, MEMORY_WORK_SCHEDULER, rememberCost } from './admission';
 import { EnrichMemoryUseCase } from './enrich-memory.use-case';
 
 /**
@@ -46,6 +49,7 @@ export class RememberUseCase {
     @Inject(VECTOR_INDEX) private readonly index: VectorIndex,
     @Inject(BLOB_STORE) private readonly blobs: BlobStore,
     private readonly enrichment: EnrichMemoryUseCase,
+    @Optional() @Inject(MEMORY_WORK_SCHEDULER) private readonly scheduler: FairScheduler = new FairScheduler(DEFAULT_MEMORY_ADMISSION),
   ) {
     this.idempotency = new MemoryIdempotencyStore(prisma);
   }
@@ -54,7 +58,9 @@ export class RememberUseCase {
    * Returns the memory's id, path, type and summary; `replayed` marks an idempotent replay (not charged).
    * Errors: VALIDATION_ERROR (idempotency key reused with another body, or still in progress, also when
    * this request's claim was taken over after IDEMPOTENCY_ABANDONED_AFTER_MS and the new owner has not
-   * finished), NOT_FOUND (the record was deleted meanwhile; nothing is left behind).
+   * finished), NOT_FOUND (the record was deleted meanwhile; nothing is left behind), FORBIDDEN (the
+   * agent's storage quota, docs/api.md; nothing is stored), RATE_LIMITED (too many of this agent's
+   * writes and recalls waiting, {@link FairScheduler}).
    */
   async execute(agentId: string, recordId: string, body: RememberBody): Promise<{ result: RememberResponse; replayed: boolean }> {
     const key = body.idempotency_key;
@@ -66,11 +72,16 @@ export class RememberUseCase {
       claimedAt = claim.claimedAt;
     }
     try {
-      const embedding = await embedDocument(this.embedder, body.content);
-      const [type, summary] = await Promise.all([
-        body.type ?? this.classifier.classify(body.content, embedding),
-        this.summariser.summarise(body.content),
-      ]);
+      await this.refuseOverQuota(agentId, recordId, body);
+      // The expensive part waits for this agent's fair turn (docs/configuration.md, "Fairness between agents").
+      const { embedding, type, summary } = await this.scheduler.run(agentId, rememberCost(body.content), async () => {
+        const embedding = await embedDocument(this.embedder, body.content);
+        const [type, summary] = await Promise.all([
+          body.type ?? this.classifier.classify(body.content, embedding),
+          this.summariser.summarise(body.content),
+        ]);
+        return { embedding, type, summary };
+      });
       // A fresh id: the new memory's id unless a memory exists at the path when the write's path lock is
       // held (then that memory is replaced in place, see MemoryRepository.saveRemember).
       const freshId = newId('memory');
@@ -96,7 +107,7 @@ export class RememberUseCase {
         id = body.path ? await this.pathLocks.run(`${recordId}\n${path}`, save) : await save();
       } catch (err) {
         // Both are thrown inside the write transaction, which rolled back: the blob is this write's own.
-        if (err instanceof IdempotencyClaimLostError || err instanceof NotFoundError) await this.blobs.delete([blobKey]).catch(() => undefined);
+        if (err instanceof IdempotencyClaimLostError || err instanceof NotFoundError || err instanceof ForbiddenError) await this.blobs.delete([blobKey]).catch(() => undefined);
         throw err;
       }
       // Enrichment never overrides a type the agent gave.
@@ -110,5 +121,17 @@ export class RememberUseCase {
       if (key && claimedAt) await this.idempotency.release(recordId, key, claimedAt);
       throw err;
     }
+  }
+
+  /**
+   * Refuses early, before any work, a write that the agent's storage quota cannot take (a new memory, or
+   * the size change of a replace at `body.path`); the exact check runs again inside the write's
+   * transaction (MemoryRepository.saveRemember). Throws ForbiddenError (docs/api.md, "Storage quotas").
+   */
+  private async refuseOverQuota(agentId: string, recordId: string, body: RememberBody): Promise<void> {
+    const bytes = Buffer.byteLength(body.content, 'utf8');
+    const existing = body.path ? await this.repository.findByPath(recordId, body.path) : null;
+    const delta = existing ? { memories: 0, bytes: bytes - existing.sizeBytes } : { memories: 1, bytes };
+    assertWithinMemoryQuota(await this.repository.usage(existing?.agentId ?? agentId), delta, this.repository.storageQuota);
   }
 }
