@@ -81,10 +81,11 @@ export class RateLimitedError extends DomainError {
   }
 }
 
-/** The wire form of an error crossing the service bus. */
+/** The wire form of an error crossing the service bus; `retryAfterSeconds` travels with RATE_LIMITED. */
 export interface BusError {
   code: ErrorCode;
   message: string;
+  retryAfterSeconds?: number;
 }
 
 /** True when `value` has the shape of a {@link BusError} (code is one of the spec's codes). */
@@ -97,7 +98,10 @@ export function isBusError(value: unknown): value is BusError {
   );
 }
 
-/** Rebuilds a typed {@link DomainError} from its wire form. */
+/** Rebuilds a typed {@link DomainError} from its wire form (a {@link RateLimitedError} when it carries `retryAfterSeconds`). */
 export function domainErrorFromBus(error: BusError): DomainError {
+  if (error.code === 'RATE_LIMITED' && typeof error.retryAfterSeconds === 'number' && Number.isFinite(error.retryAfterSeconds)) {
+    return new RateLimitedError(error.message, Math.max(1, Math.ceil(error.retryAfterSeconds)));
+  }
   return new DomainError(error.code, error.message);
 }

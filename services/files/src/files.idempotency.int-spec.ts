@@ -1,5 +1,6 @@
 import 'reflect-metadata';
-import { newId, type WriteFileResponse } from '@agent-memory/shared';
+import { runWithBusHeaders } from '@agent-memory/platform';
+import { DomainError, newId, RateLimitedError, type WriteFileResponse } from '@agent-memory/shared';
 import type { HookedBlobStore } from '@agent-memory/testing';
 import { type FilesReplica, startFilesReplicas } from './files-replicas.fixture';
 
@@ -31,9 +32,55 @@ describe('files write idempotency with two replicas over PostgreSQL', () => {
     const original = await replicas[0]!.files.write(agentId, recordId, body);
 
     expect(taker?.replayed).toBe(false);
-    expect(original).toEqual({ result: taker!.result, replayed: true });
+    expect(original).toEqual({ result: taker!.result, replayed: true, commitId: taker!.commitId });
     const log = await replicas[0]!.prisma.fileWriteLog.findMany({ where: { recordId } });
     expect(log.map((e) => e.op)).toEqual(['write']);
     expect(await replicas[0]!.files.read(recordId, body.path)).toEqual({ path: body.path, content: body.content });
+  }, 60_000);
+  /** Runs `fn` as the handler of a bus request whose deadline is `ms` from now. */
+  const withDeadline = <T>(ms: number, fn: () => Promise<T>): Promise<T> => runWithBusHeaders({ requestId: newId('record'), deadline: Date.now() + ms }, fn);
+
+  it('a write whose deadline passes before its commit is not applied and frees its key; the retry writes once, a replay names the same commit', async () => {
+    const recordId = newId('record');
+    const agentId = newId('agent');
+    const body = { path: 'notes/late.md', content: 'written late\n', idempotency_key: 'k-files-late' };
+    blobs.hook = () => new Promise((resolve) => setTimeout(resolve, 800)); // a slow blob store (S3)
+    const late = await withDeadline(300, () => replicas[0]!.files.write(agentId, recordId, body)).then(
+      () => 'applied',
+      (err: unknown) => (err instanceof DomainError ? err.code : String(err)),
+    );
+    expect(late).toBe('INTERNAL_ERROR');
+    await expect(replicas[0]!.files.read(recordId, body.path)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    expect(await replicas[0]!.prisma.fileIdempotencyKey.count({ where: { recordId } })).toBe(0);
+
+    const retry = await withDeadline(10_000, () => replicas[1]!.files.write(agentId, recordId, body));
+    expect(retry.replayed).toBe(false);
+    const replay = await withDeadline(10_000, () => replicas[0]!.files.write(agentId, recordId, body));
+    expect(replay).toEqual({ result: retry.result, replayed: true, commitId: retry.commitId });
+    expect(retry.commitId).toMatch(/^files:[0-9a-f]{40}$/);
+    expect((await replicas[0]!.prisma.fileWriteLog.findMany({ where: { recordId } })).map((e) => e.op)).toEqual(['write']);
+  }, 60_000);
+
+  it('the same key while the first write is in progress answers RATE_LIMITED with Retry-After until the first request\'s deadline', async () => {
+    const recordId = newId('record');
+    const agentId = newId('agent');
+    const body = { path: 'notes/busy.md', content: 'busy\n', idempotency_key: 'k-files-busy' };
+    let unstall!: () => void;
+    let reached!: () => void;
+    const atBlobStore = new Promise<void>((resolve) => (reached = resolve));
+    blobs.hook = () => {
+      reached();
+      return new Promise<void>((resolve) => (unstall = resolve));
+    };
+    const first = withDeadline(40_000, () => replicas[0]!.files.write(agentId, recordId, body));
+    await atBlobStore;
+    const busy = await withDeadline(10_000, () => replicas[1]!.files.write(agentId, recordId, body)).catch((err: unknown) => err);
+    expect(busy).toBeInstanceOf(RateLimitedError);
+    expect((busy as RateLimitedError).retryAfterSeconds).toBeGreaterThan(20);
+    expect((busy as RateLimitedError).retryAfterSeconds).toBeLessThanOrEqual(40);
+    unstall();
+    const done = await first;
+    expect(done.replayed).toBe(false);
+    expect(await withDeadline(10_000, () => replicas[1]!.files.write(agentId, recordId, body))).toEqual({ ...done, replayed: true });
   }, 60_000);
 });

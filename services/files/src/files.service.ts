@@ -11,12 +11,14 @@ import {
 } from '@agent-memory/shared';
 import {
   answerAfterLostClaim,
+  assertBeforeDeadline,
   BLOB_STORE,
   type BlobStore,
   canonicalJson,
   claimIdempotencyKey,
   contentHash,
   IdempotencyClaimLostError,
+  idempotentCommitId,
   JOB_QUEUE,
   type JobQueue,
   KeyedMutex,
@@ -70,20 +72,23 @@ export class FilesService implements OnApplicationBootstrap {
   /**
    * Writes a text file (≤ 1 MB) at `path`, replacing any earlier content. With `idempotency_key`, a
    * repeat of the same body returns the first response (`replayed: true`) and writes nothing; a request
-   * whose claim was taken over (abandoned after IDEMPOTENCY_ABANDONED_AFTER_MS) commits nothing and
-   * answers like a replay (VALIDATION_ERROR while the new owner is still in progress). The transaction
+   * whose claim was taken over (its deadline passed, see claimIdempotencyKey) commits nothing and answers
+   * like a replay (RATE_LIMITED with `retryAfterSeconds` while the new owner is still in progress, as for
+   * a concurrent request with the key). `commitId` (with a key) names the committed write for billing, the
+   * same for every replay. Nothing is committed once the bus request's deadline has passed (checked last
+   * inside the transaction: INTERNAL_ERROR, docs/api.md "After a 500 or a timeout"). The transaction
    * holds the record's advisory lock in shared mode ({@link lockRecord}); NOT_FOUND when the record was
    * deleted (tombstone), with this write's blob deleted and nothing committed; FORBIDDEN when the
    * agent's storage quota (files and raw blobs, count and bytes; a replace counts its size change) would
    * be exceeded, with nothing stored (docs/api.md, "Storage quotas").
    */
-  async write(agentId: string, recordId: string, body: WriteFileBody): Promise<{ result: WriteFileResponse; replayed: boolean }> {
+  async write(agentId: string, recordId: string, body: WriteFileBody): Promise<{ result: WriteFileResponse; replayed: boolean; commitId?: string }> {
     const key = body.idempotency_key;
     const fingerprint = sha256Hex(canonicalJson({ op: 'write', path: body.path, content: body.content }));
     let claimedAt: Date | undefined;
     if (key) {
       const claim = await claimIdempotencyKey(this.idempotency, recordId, key, fingerprint);
-      if (!claim.claimed) return { result: claim.replay as WriteFileResponse, replayed: true };
+      if (!claim.claimed) return { result: claim.replay as WriteFileResponse, replayed: true, commitId: idempotentCommitId('files', recordId, key, claim.claimedAt) };
       claimedAt = claim.claimedAt;
     }
     try {
@@ -106,14 +111,16 @@ export class FilesService implements OnApplicationBootstrap {
             const { count } = await tx.fileIdempotencyKey.updateMany({ where: { recordId, key, status: 'pending', createdAt: claimedAt }, data: { status: 'completed', response } });
             if (count === 0) throw new IdempotencyClaimLostError(recordId, key);
           }
+          // Past the bus request's deadline the gateway has given up (a 500): roll back, nothing is applied.
+          assertBeforeDeadline();
         });
         return response;
       });
-      return { result, replayed: false };
+      return { result, replayed: false, commitId: key && claimedAt ? idempotentCommitId('files', recordId, key, claimedAt) : undefined };
     } catch (err) {
       if (err instanceof IdempotencyClaimLostError) {
         const answer = answerAfterLostClaim(await this.idempotency.find(recordId, err.key), fingerprint);
-        return { result: answer.replay as WriteFileResponse, replayed: true };
+        return { result: answer.replay as WriteFileResponse, replayed: true, commitId: idempotentCommitId('files', recordId, err.key, answer.claimedAt) };
       }
       if (key && claimedAt) await this.idempotency.release(recordId, key, claimedAt);
       throw err;

@@ -2,7 +2,9 @@ import { Inject, Injectable, Optional } from '@nestjs/common';
 import { ClientProxy } from '@nestjs/microservices';
 import { firstValueFrom, timeout, TimeoutError } from 'rxjs';
 import type { z } from 'zod';
+import { randomUUID } from 'node:crypto';
 import { DomainError, domainErrorFromBus, isBusError } from '@agent-memory/shared';
+import { BUS_REPLY_GRACE_MS, currentBusHeaders, runWithBusHeaders } from './bus-context';
 
 /** Injection token of the transport's `ClientProxy` (in-process or NATS). */
 export const BUS_TRANSPORT_CLIENT = Symbol('BusTransportClient');
@@ -41,6 +43,11 @@ export function busTransportErrorKind(err: unknown): BusTransportErrorKind | und
  * Sends requests and events over the service bus (DESIGN.md §1). Replies are validated against the
  * contract's schema where they are consumed; errors come back as typed {@link DomainError}s; a request
  * that gets no reply within the timeout fails with INTERNAL_ERROR instead of hanging.
+ *
+ * Each request carries its deadline (now + the request timeout, header `x-deadline`), after which the
+ * receiving service commits no write (`assertBeforeDeadline`); the sender waits {@link BUS_REPLY_GRACE_MS}
+ * beyond it for the reply, so a timeout here means the write was not applied (docs/api.md "After a 500
+ * or a timeout").
  */
 @Injectable()
 export class BusClient {
@@ -54,7 +61,9 @@ export class BusClient {
   async request<S extends z.ZodTypeAny>(subject: string, payload: unknown, replySchema: S): Promise<z.output<S>> {
     let reply: unknown;
     try {
-      reply = await firstValueFrom(this.client.send<unknown>(subject, payload).pipe(timeout(this.timeoutMs)));
+      // A copy of the context with this request's deadline, so the transport sends it (headers are read at send).
+      const headers = { ...(currentBusHeaders() ?? { requestId: randomUUID() }), deadline: Date.now() + this.timeoutMs };
+      reply = await runWithBusHeaders(headers, () => firstValueFrom(this.client.send<unknown>(subject, payload).pipe(timeout(this.timeoutMs + BUS_REPLY_GRACE_MS))));
     } catch (err) {
       this.countTransportError(subject, err);
       if (isBusError(err)) throw domainErrorFromBus(err);

@@ -114,7 +114,8 @@ export class InProcessClient extends ClientProxy {
   }
 
   protected async dispatchEvent<T = unknown>(packet: ReadPacket): Promise<T> {
-    const headers = { ...(currentBusHeaders() ?? { requestId: randomUUID() }) };
+    // An event carries no deadline (as on NATS): its handlers run whenever it arrives.
+    const { deadline: _deadline, ...headers } = { ...(currentBusHeaders() ?? { requestId: randomUUID() }) };
     await this.bus.emit(String(packet.pattern), packet.data, headers);
     return undefined as T;
   }

@@ -17,7 +17,7 @@ import {
   StorageType,
 } from 'nats';
 import { lastValueFrom, Observable } from 'rxjs';
-import { type BusHeaders, currentBusHeaders, runWithBusHeaders } from './bus-context';
+import { BUS_REPLY_GRACE_MS, type BusHeaders, currentBusHeaders, runWithBusHeaders } from './bus-context';
 import { type BusSigner, type BusVerifier, SIGNATURE_HEADER, SIGNED_AT_HEADER } from './bus-signature';
 import { EVENT_STREAM, eventConsumerName, eventSubject, natsInboxPrefix } from './nats-permissions';
 
@@ -28,6 +28,8 @@ export const REQUEST_ID_HEADER = 'x-request-id';
 /** NATS headers of the authenticated principal ({@link BusHeaders}). */
 export const AGENT_ID_HEADER = 'x-agent-id';
 export const KEY_ENVIRONMENT_HEADER = 'x-key-environment';
+/** NATS header of a request's deadline, epoch milliseconds ({@link BusHeaders.deadline}); never on events. */
+export const DEADLINE_HEADER = 'x-deadline';
 
 const json = JSONCodec();
 
@@ -54,14 +56,16 @@ export function natsConnectionOptions(auth: NatsAuthOptions = {}): { user?: stri
 /**
  * NATS headers of a message sent from the current bus context. The principal crosses only when this
  * process signs (the gateway): a principal another service forwarded could not be told from a forged one,
- * so services send the correlation id alone.
+ * so services send the correlation id alone. A request carries its deadline (set by `BusClient`); an
+ * event never does: its consumers handle it whenever it arrives.
  */
-function headersFromContext(signing: boolean): MsgHdrs {
+function headersFromContext(signing: boolean, kind: 'request' | 'event' = 'request'): MsgHdrs {
   const h = natsHeaders();
   const current = currentBusHeaders() ?? { requestId: randomUUID() };
   h.set(REQUEST_ID_HEADER, current.requestId);
   if (signing && current.agentId) h.set(AGENT_ID_HEADER, current.agentId);
   if (signing && current.keyEnvironment) h.set(KEY_ENVIRONMENT_HEADER, current.keyEnvironment);
+  if (kind === 'request' && current.deadline !== undefined) h.set(DEADLINE_HEADER, String(current.deadline));
   return h;
 }
 
@@ -75,9 +79,14 @@ function signHeaders(signer: BusSigner, subject: string, h: MsgHdrs, body: Uint8
 /** Headers whose principal {@link DrainingNatsServer} verified (only these are trusted). */
 const verifiedHeaders = new WeakSet<object>();
 
-/** Bus context of a received message: the correlation id, and the principal only from verified headers. */
-function busHeadersFrom(h: MsgHdrs | undefined): BusHeaders {
+/**
+ * Bus context of a received message: the correlation id, a request's deadline (it can only make the
+ * receiver refuse a write, so it needs no signature), and the principal only from verified headers.
+ */
+function busHeadersFrom(h: MsgHdrs | undefined, kind: 'request' | 'event' = 'request'): BusHeaders {
   const headers: BusHeaders = { requestId: h?.get(REQUEST_ID_HEADER) || randomUUID() };
+  const deadline = Number(h?.get(DEADLINE_HEADER) || NaN);
+  if (kind === 'request' && Number.isSafeInteger(deadline) && deadline > 0) headers.deadline = deadline;
   if (!h || !verifiedHeaders.has(h)) return headers;
   const agentId = h.get(AGENT_ID_HEADER);
   const keyEnvironment = h.get(KEY_ENVIRONMENT_HEADER);
@@ -158,7 +167,10 @@ export class NatsBusClient extends ClientNats {
       const nc = this.natsClient as unknown as NatsConnection;
       const headers = this.mergeHeaders(serialized.headers) as MsgHdrs;
       if (this.signer) signHeaders(this.signer, subject, headers, serialized.data);
-      nc.request(subject, serialized.data, { timeout: this.requestTimeoutMs, headers }).then(
+      // Wait until the request's deadline plus the grace (BusClient sets it), so a late "not applied" reply still arrives.
+      const deadline = currentBusHeaders()?.deadline;
+      const timeout = deadline === undefined ? this.requestTimeoutMs + BUS_REPLY_GRACE_MS : Math.max(1, deadline + BUS_REPLY_GRACE_MS - Date.now());
+      nc.request(subject, serialized.data, { timeout, headers }).then(
         (msg) => onReply(undefined, msg as never),
         (err: unknown) => {
           const code = (err as { code?: string }).code;
@@ -184,7 +196,7 @@ export class NatsBusClient extends ClientNats {
     const msgID = typeof data?.eventId === 'string' ? data.eventId : undefined;
     try {
       // Events carry no principal (their consumers act on the event's own ids), so they need no signature.
-      await nc.jetstream().publish(eventSubject(pattern), json.encode(packet.data), { msgID, headers: headersFromContext(false), timeout: 5_000 });
+      await nc.jetstream().publish(eventSubject(pattern), json.encode(packet.data), { msgID, headers: headersFromContext(false, 'event'), timeout: 5_000 });
     } catch (err) {
       // the stream may have been lost (a NATS server without its JetStream storage): set it up again next time
       this.streamReady = undefined;
@@ -398,7 +410,7 @@ export class JetStreamEventServer extends Server implements CustomTransportStrat
       this.log.error(`Dropping an undecodable event on ${m.subject}`);
       return m.term();
     }
-    const headers = busHeadersFrom(m.headers);
+    const headers = busHeadersFrom(m.headers, 'event');
     try {
       await runWithBusHeaders(headers, async () => {
         const result$ = this.transformToObservable(await handler(data, new JetStreamEventContext([m.subject, m.headers as never])));

@@ -1,7 +1,7 @@
 import { type ArgumentsHost, Catch, Logger, type RpcExceptionFilter } from '@nestjs/common';
 import { type Observable, throwError } from 'rxjs';
 import { ZodError } from 'zod';
-import { type BusError, DomainError } from '@agent-memory/shared';
+import { type BusError, DomainError, RateLimitedError } from '@agent-memory/shared';
 import { formatZodError } from '../validation/zod-format';
 
 /**
@@ -20,6 +20,7 @@ export class RpcDomainExceptionFilter implements RpcExceptionFilter<unknown> {
 
 /** Maps an exception to its bus wire form; unknown errors are logged. */
 export function toBusError(exception: unknown, logger: Logger): BusError {
+  if (exception instanceof RateLimitedError) return { code: exception.code, message: exception.message, retryAfterSeconds: exception.retryAfterSeconds };
   if (exception instanceof DomainError) return { code: exception.code, message: exception.message };
   if (exception instanceof ZodError) return { code: 'VALIDATION_ERROR', message: formatZodError(exception) };
   const errorId = Math.random().toString(36).slice(2, 10);

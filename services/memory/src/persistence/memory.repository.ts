@@ -1,5 +1,5 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { IdempotencyClaimLostError } from '@agent-memory/platform';
+import { assertBeforeDeadline, IdempotencyClaimLostError } from '@agent-memory/platform';
 import { type MemoryType, newId, NotFoundError } from '@agent-memory/shared';
 import type { Memory, Prisma } from './generated/client';
 import { chargeMemoryUsage, DEFAULT_MEMORY_QUOTA, MEMORY_QUOTA, type MemoryQuota, type MemoryUsage, readMemoryUsage, releaseMemoryUsage } from './memory-quota';
@@ -117,9 +117,12 @@ export class MemoryRepository {
    *    {@link IdempotencyClaimLostError} (rollback) when the claim was taken over;
    * 4. charges the agent's storage quota (one more memory and its bytes, or the size change of a
    *    replace; {@link chargeMemoryUsage}), throwing ForbiddenError (rollback) when it would be exceeded;
-   * 5. runs `writeVector(id)` and writes the row and its write log entry.
+   * 5. refuses to go on once the bus request's deadline has passed (DeadlineExceededError, rollback; again
+   *    just before COMMIT for a new memory), so a write the gateway gave up on is not applied;
+   * 6. runs `writeVector(id)` and writes the row and its write log entry.
    * `respond(id)` builds the response stored with the idempotency key. Returns the memory's id.
-   * Errors: NotFoundError (record deleted), IdempotencyClaimLostError, ForbiddenError (storage quota);
+   * Errors: NotFoundError (record deleted), IdempotencyClaimLostError, ForbiddenError (storage quota),
+   * DeadlineExceededError;
    * nothing is written then.
    */
   async saveRemember(w: RememberWrite, respond: (id: string) => unknown, writeVector?: (id: string) => Promise<void>): Promise<string> {
@@ -141,6 +144,9 @@ export class MemoryRepository {
       // The quota before the vector: a refused write leaves no vector behind (the transaction rolls back).
       const delta = existing ? { memories: 0, bytes: w.sizeBytes - existing.sizeBytes } : { memories: 1, bytes: w.sizeBytes };
       await chargeMemoryUsage(tx, existing?.agentId ?? w.agentId, delta, this.quota);
+      // Past the bus request's deadline the sender has given up (a 500): commit nothing (docs/api.md "After
+      // a 500 or a timeout"). Checked before the vector write, which would change a replaced memory's vector.
+      assertBeforeDeadline();
       if (writeVector) await writeVector(id);
       const version = { type: w.type, summary: w.summary, contentHash: w.contentHash, blobKey: w.blobKey, sizeBytes: w.sizeBytes, embedderId: w.embedderId };
       if (existing) await tx.memory.update({ where: { id }, data: { ...version, updatedAt: new Date() } });
@@ -148,6 +154,10 @@ export class MemoryRepository {
       await tx.memoryWriteLog.create({
         data: { recordId: w.recordId, memoryId: id, op: 'remember', path: w.path, contentHash: w.contentHash, blobKey: w.blobKey, idempotencyKey: w.idempotency?.key ?? null },
       });
+      // Again just before COMMIT, when the vector write took time: a new memory's vector is unreferenced
+      // after a rollback (recall never shows it). A replaced memory's vector is already overwritten, so its
+      // vector write stays inside the residual window (docs/api.md).
+      if (!existing) assertBeforeDeadline();
       return id;
     }, writeVector ? VECTOR_WRITE_TRANSACTION : undefined);
   }

@@ -154,7 +154,7 @@ describe('remember with two replicas over PostgreSQL', () => {
     const original = await replicas[0]!.remember.execute(agentId, recordId, body);
 
     expect(takerAnswer?.replayed).toBe(false);
-    expect(original).toEqual({ result: takerAnswer!.result, replayed: true });
+    expect(original).toEqual({ result: takerAnswer!.result, replayed: true, commitId: takerAnswer!.commitId });
     const stored = await rows(recordId);
     expect(stored.map((r) => r.id)).toEqual([takerAnswer!.result.id]);
     expect(await index.count(recordId)).toBe(1);

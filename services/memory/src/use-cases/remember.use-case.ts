@@ -7,8 +7,10 @@ import {
   canonicalJson,
   claimIdempotencyKey,
   contentHash,
+  DeadlineExceededError,
   FairScheduler,
   IdempotencyClaimLostError,
+  idempotentCommitId,
   KeyedMutex,
   sha256Hex,
 } from '@agent-memory/platform';
@@ -55,20 +57,24 @@ export class RememberUseCase {
   }
 
   /**
-   * Returns the memory's id, path, type and summary; `replayed` marks an idempotent replay (not charged).
-   * Errors: VALIDATION_ERROR (idempotency key reused with another body, or still in progress, also when
-   * this request's claim was taken over after IDEMPOTENCY_ABANDONED_AFTER_MS and the new owner has not
-   * finished), NOT_FOUND (the record was deleted meanwhile; nothing is left behind), FORBIDDEN (the
+   * Returns the memory's id, path, type and summary; `replayed` marks an idempotent replay, and
+   * `commitId` (with an idempotency key) names the write that committed, the same for every replay, so the
+   * gateway charges it once (docs/api.md "After a 500 or a timeout"). Nothing is committed once the bus
+   * request's deadline has passed (checked inside the write transaction: INTERNAL_ERROR, nothing stored).
+   * Errors: VALIDATION_ERROR (idempotency key reused with another body), RATE_LIMITED with
+   * `retryAfterSeconds` (a request with this key is still in progress, also when this request's claim
+   * was taken over and the new owner has not finished: docs/api.md "Idempotency keys"), NOT_FOUND
+   * (the record was deleted meanwhile; nothing is left behind), FORBIDDEN (the
    * agent's storage quota, docs/api.md; nothing is stored), RATE_LIMITED (too many of this agent's
    * writes and recalls waiting, {@link FairScheduler}).
    */
-  async execute(agentId: string, recordId: string, body: RememberBody): Promise<{ result: RememberResponse; replayed: boolean }> {
+  async execute(agentId: string, recordId: string, body: RememberBody): Promise<{ result: RememberResponse; replayed: boolean; commitId?: string }> {
     const key = body.idempotency_key;
     const fingerprint = sha256Hex(canonicalJson({ op: 'remember', content: body.content, type: body.type, path: body.path }));
     let claimedAt: Date | undefined;
     if (key) {
       const claim = await claimIdempotencyKey(this.idempotency, recordId, key, fingerprint);
-      if (!claim.claimed) return { result: claim.replay as RememberResponse, replayed: true };
+      if (!claim.claimed) return { result: claim.replay as RememberResponse, replayed: true, commitId: idempotentCommitId('memory', recordId, key, claim.claimedAt) };
       claimedAt = claim.claimedAt;
     }
     try {
@@ -106,17 +112,19 @@ export class RememberUseCase {
         // the advisory lock inside saveRemember orders them across replicas. Generated paths never collide.
         id = body.path ? await this.pathLocks.run(`${recordId}\n${path}`, save) : await save();
       } catch (err) {
-        // Both are thrown inside the write transaction, which rolled back: the blob is this write's own.
-        if (err instanceof IdempotencyClaimLostError || err instanceof NotFoundError || err instanceof ForbiddenError) await this.blobs.delete([blobKey]).catch(() => undefined);
+        // All are thrown inside the write transaction, which rolled back: the blob is this write's own.
+        if (err instanceof IdempotencyClaimLostError || err instanceof NotFoundError || err instanceof ForbiddenError || err instanceof DeadlineExceededError) {
+          await this.blobs.delete([blobKey]).catch(() => undefined);
+        }
         throw err;
       }
       // Enrichment never overrides a type the agent gave.
       await this.enrichment.queueAfterRemember(id, hash, body.type === undefined);
-      return { result: respond(id), replayed: false };
+      return { result: respond(id), replayed: false, commitId: key && claimedAt ? idempotentCommitId('memory', recordId, key, claimedAt) : undefined };
     } catch (err) {
       if (err instanceof IdempotencyClaimLostError) {
         const answer = answerAfterLostClaim(await this.idempotency.find(recordId, err.key), fingerprint);
-        return { result: answer.replay as RememberResponse, replayed: true };
+        return { result: answer.replay as RememberResponse, replayed: true, commitId: idempotentCommitId('memory', recordId, err.key, answer.claimedAt) };
       }
       if (key && claimedAt) await this.idempotency.release(recordId, key, claimedAt);
       throw err;

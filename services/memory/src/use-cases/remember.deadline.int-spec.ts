@@ -1,0 +1,126 @@
+import 'reflect-metadata';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { FilesystemBlobStore, InProcessJobQueue, PgDatabase, runWithBusHeaders } from '@agent-memory/platform';
+import { DomainError, newId, RateLimitedError, type RememberBody } from '@agent-memory/shared';
+import { createTestDatabase, HookedBlobStore, type TestDatabase } from '@agent-memory/testing';
+import { PrototypeMemoryTypeClassifier } from '../classification/prototype.memory-type-classifier';
+import { UseLiteEmbedder } from '../embedding/use-lite.embedder';
+import { MemoryRepository } from '../persistence/memory.repository';
+import { type MemoryPrismaClient, openMemoryPrisma } from '../persistence/prisma';
+import { ExtractiveSummariser } from '../summary/extractive.summariser';
+import { EmbeddedVectorIndex } from '../vector-index/embedded.vector-index';
+import { EnrichMemoryUseCase } from './enrich-memory.use-case';
+import { RememberUseCase } from './remember.use-case';
+
+/**
+ * Remember under a bus request's deadline (docs/api.md "After a 500 or a timeout"), on the machine's
+ * PostgreSQL with the real embedder, embedded index and a filesystem blob store that a test can stall:
+ * a write whose deadline passed before its commit is not applied (so the gateway's 500 after a bus
+ * timeout means "not applied"), and a key whose first request is still in progress (or crashed) answers
+ * RATE_LIMITED with the seconds until its claim can be taken over, after which the retry stores it once.
+ */
+describe('remember and the request deadline', () => {
+  let testDb: TestDatabase;
+  let dataDir: string;
+  let db: PgDatabase;
+  let prisma: MemoryPrismaClient;
+  let embedder: UseLiteEmbedder;
+  let index: EmbeddedVectorIndex;
+  let blobs: HookedBlobStore;
+  let remember: RememberUseCase;
+
+  beforeAll(async () => {
+    testDb = await createTestDatabase();
+    dataDir = mkdtempSync(join(tmpdir(), 'agent-memory-remember-deadline-'));
+    embedder = new UseLiteEmbedder();
+    index = new EmbeddedVectorIndex({ directory: join(dataDir, 'vectors') });
+    await index.open({ embedderId: embedder.id, dimension: embedder.dimension });
+    blobs = new HookedBlobStore(new FilesystemBlobStore(join(dataDir, 'blobs')));
+    db = new PgDatabase({ connectionString: testDb.url, poolSize: 5 });
+    prisma = await openMemoryPrisma(db);
+    const repository = new MemoryRepository(prisma);
+    const enrichment = new EnrichMemoryUseCase(repository, null, embedder, index, blobs, new InProcessJobQueue());
+    remember = new RememberUseCase(repository, prisma, embedder, new PrototypeMemoryTypeClassifier(embedder), new ExtractiveSummariser(), index, blobs, enrichment);
+  }, 120_000);
+
+  afterAll(async () => {
+    await prisma?.$disconnect();
+    await db?.close();
+    await index?.close();
+    await embedder?.close?.();
+    await testDb?.drop();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  afterEach(() => {
+    blobs.hook = null;
+  });
+
+  const agentId = newId('agent');
+  /** Runs `fn` as the handler of a bus request whose deadline is `ms` from now. */
+  const withDeadline = <T>(ms: number, fn: () => Promise<T>): Promise<T> => runWithBusHeaders({ requestId: newId('record'), deadline: Date.now() + ms }, fn);
+  const rows = (recordId: string) => prisma.memory.findMany({ where: { recordId } });
+
+  it('a remember whose deadline passes before its commit writes nothing and frees its key: the retry stores it once', async () => {
+    const recordId = newId('record');
+    const body: RememberBody = { content: 'The backup tapes go to the off-site vault every Friday.', type: 'fact', idempotency_key: 'k-late' };
+    // the blob store stalls past the deadline, as a slow S3 does while the gateway's bus request times out
+    blobs.hook = () => new Promise((resolve) => setTimeout(resolve, 800));
+    const late = await withDeadline(300, () => remember.execute(agentId, recordId, body)).then(
+      () => 'applied',
+      (err: unknown) => (err instanceof DomainError ? err.code : String(err)),
+    );
+
+    expect(late).toBe('INTERNAL_ERROR');
+    expect(await rows(recordId)).toEqual([]);
+    expect(await prisma.memoryWriteLog.count({ where: { recordId } })).toBe(0);
+    expect(await blobs.list(`records/${recordId}/`)).toEqual([]);
+    expect(await prisma.memoryIdempotencyKey.count({ where: { recordId } })).toBe(0);
+
+    const retry = await withDeadline(10_000, () => remember.execute(agentId, recordId, body));
+    expect(retry.replayed).toBe(false);
+    expect((await rows(recordId)).map((r) => r.id)).toEqual([retry.result.id]);
+    const replay = await withDeadline(10_000, () => remember.execute(agentId, recordId, body));
+    expect(replay).toMatchObject({ result: retry.result, replayed: true });
+    expect(replay.commitId).toBeDefined();
+    expect(replay.commitId).toBe(retry.commitId);
+  }, 60_000);
+
+  it('the same key while the first request is still in progress answers RATE_LIMITED with the seconds until its claim expires; after that the retry stores one memory', async () => {
+    const recordId = newId('record');
+    const body: RememberBody = { content: 'The fire drill is on the first Tuesday of the quarter.', type: 'fact', idempotency_key: 'k-busy' };
+    // the first request stalls after its claim (a hung or crashed process), with a 60 s deadline
+    let unstall!: () => void;
+    const stalled = new Promise<void>((resolve) => (unstall = resolve));
+    let reached!: () => void;
+    const atBlobStore = new Promise<void>((resolve) => (reached = resolve));
+    blobs.hook = () => {
+      reached();
+      return stalled;
+    };
+    const first = withDeadline(60_000, () => remember.execute(agentId, recordId, body));
+    await atBlobStore;
+
+    const busy = await withDeadline(10_000, () => remember.execute(agentId, recordId, body)).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    expect(busy).toBeInstanceOf(RateLimitedError);
+    expect((busy as RateLimitedError).retryAfterSeconds).toBeGreaterThan(30);
+    expect((busy as RateLimitedError).retryAfterSeconds).toBeLessThanOrEqual(60);
+    expect((busy as RateLimitedError).message).toMatch(/in progress/);
+
+    // the first request's deadline passes (it can no longer commit): its claim is taken over by the retry
+    await prisma.memoryIdempotencyKey.updateMany({ where: { recordId, key: 'k-busy' }, data: { expiresAt: new Date(Date.now() - 1) } });
+    const retry = await withDeadline(10_000, () => remember.execute(agentId, recordId, body));
+    expect(retry.replayed).toBe(false);
+
+    unstall();
+    const original = await first;
+    expect(original).toMatchObject({ result: retry.result, replayed: true });
+    expect((await rows(recordId)).map((r) => r.id)).toEqual([retry.result.id]);
+    expect(await index.count(recordId)).toBe(1);
+  }, 60_000);
+});
