@@ -107,6 +107,21 @@ describe('framework errors answer the envelope', () => {
     expectEnvelope(res, 400, 'VALIDATION_ERROR', ['canary']);
   });
 
+  it('a malformed request after a served one on a keep-alive connection is answered too', async () => {
+    const socket = connect(port, '127.0.0.1');
+    let text = '';
+    socket.on('data', (c: Buffer) => (text += c.toString('latin1')));
+    const closed = new Promise((resolve) => socket.on('close', resolve));
+    socket.write(`GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`);
+    while (!/\r\n\r\n[\s\S]*"status":"ok"/.test(text)) await new Promise((r) => setTimeout(r, 10));
+    text = '';
+    socket.write(`GET /api/v1/agents HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nX-Probe: a\0canary\r\n\r\n`);
+    await closed;
+    expect(text).toMatch(/^HTTP\/1\.1 400 /);
+    expect(JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4))).toEqual({ success: false, error: { code: 'VALIDATION_ERROR', message: expect.any(String) } });
+    expect(text).not.toContain('canary');
+  });
+
   it('an unknown route is still NOT_FOUND', async () => {
     const res = await rawRequest(get('/api/v1/no-such-route-canary'));
     expectEnvelope(res, 404, 'NOT_FOUND', ['canary']);

@@ -51,7 +51,10 @@ export function answerClientError(this: { log?: { trace: (o: object, m: string) 
   // A reset connection: nobody is left to answer (https://nodejs.org/api/http.html#event-clienterror).
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
   this?.log?.trace({ code: err.code }, 'client error');
-  if (socket.writable) socket.write(rawEnvelopeResponse('VALIDATION_ERROR', clientErrorMessage(err.code)));
+  // Not while an earlier response on this keep-alive connection is still being written (Node sets
+  // `_httpMessage` for that time): the bytes would interleave with it.
+  const busy = (socket as Duplex & { _httpMessage?: unknown })._httpMessage;
+  if (socket.writable && !busy) socket.write(rawEnvelopeResponse('VALIDATION_ERROR', clientErrorMessage(err.code)));
   socket.destroy(err);
 }
 
