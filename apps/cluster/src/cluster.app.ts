@@ -59,7 +59,7 @@ function serviceModule(config: ClusterConfig, redis: Redis[]): DynamicModule | T
     case 'billing':
       return BillingModule.forRoot(o.billing);
     case 'vector-index':
-      return VectorIndexServiceModule.forRoot({ directory: join(config.dataDir, 'vectors') });
+      return VectorIndexServiceModule.forRoot({ directory: join(config.dataDir, 'vectors'), memoryBudgetBytes: o.vectorIndexMemoryBudgetBytes });
     case 'gateway': {
       const replay = new Redis(e.REDIS_URL, { maxRetriesPerRequest: 2 });
       const limits = new Redis(e.REDIS_URL, RATE_LIMIT_REDIS_OPTIONS);

@@ -42,6 +42,8 @@ export const ServiceOptionsEnvSchema = z.object({
   MEMORY_WORK_CONCURRENCY: env.int(4, 1),
   MEMORY_WORK_PER_AGENT_CONCURRENCY: env.int(2, 1),
   MEMORY_WORK_PER_AGENT_QUEUE: env.int(64, 0),
+  // Heap of tenant indexes the embedded vector index keeps loaded (docs/configuration.md, "Vector index").
+  VECTOR_INDEX_MEMORY_BUDGET_MB: env.int(256, 1),
   ...PaymentEnvSchema.shape,
 });
 export type ServiceOptionsEnv = z.output<typeof ServiceOptionsEnvSchema>;
@@ -66,6 +68,8 @@ export interface ServiceOptions {
   quotas: { memory: { maxMemories: number; maxBytes: number }; files: { maxFiles: number; maxBytes: number } };
   /** Fair admission of remember and recall in each memory process (docs/configuration.md, "Fairness between agents"). */
   memoryAdmission: { concurrency: number; perAgentConcurrency: number; perAgentQueue: number };
+  /** Bytes of tenant indexes the embedded vector index keeps in memory before evicting (`VECTOR_INDEX_MEMORY_BUDGET_MB`). */
+  vectorIndexMemoryBudgetBytes: number;
   /** The chat endpoint that refines type and summary after remember; absent when `ENRICHMENT_LLM_URL` is unset. */
   enrichment?: { baseUrl: string; model: string; apiKey?: string; timeoutMs: number };
 }
@@ -127,5 +131,6 @@ export function serviceOptionsFromEnv(e: ServiceOptionsEnv, opts: { port: number
       files: { maxFiles: e.QUOTA_FILES_PER_AGENT, maxBytes: e.QUOTA_FILE_BYTES_PER_AGENT },
     },
     memoryAdmission: { concurrency: e.MEMORY_WORK_CONCURRENCY, perAgentConcurrency: e.MEMORY_WORK_PER_AGENT_CONCURRENCY, perAgentQueue: e.MEMORY_WORK_PER_AGENT_QUEUE },
+    vectorIndexMemoryBudgetBytes: e.VECTOR_INDEX_MEMORY_BUDGET_MB * 1024 * 1024,
   };
 }

@@ -14,7 +14,7 @@ import {
   VectorIndexTenantSchema,
   VectorIndexUpsertSchema,
 } from '@agent-memory/shared';
-import { EmbeddedVectorIndex } from './embedded.vector-index';
+import { EmbeddedVectorIndex, type EmbeddedVectorIndexOptions } from './embedded.vector-index';
 import type { IndexDescriptor } from './vector-index.port';
 
 const OK = { ok: true } as const;
@@ -29,8 +29,8 @@ export class SharedEmbeddedIndex implements OnApplicationShutdown {
   private opened?: { descriptor: IndexDescriptor; ready: Promise<void> };
   readonly index: EmbeddedVectorIndex;
 
-  constructor(@Inject('VECTOR_INDEX_DIRECTORY') directory: string) {
-    this.index = new EmbeddedVectorIndex({ directory });
+  constructor(@Inject('VECTOR_INDEX_OPTIONS') options: EmbeddedVectorIndexOptions) {
+    this.index = new EmbeddedVectorIndex(options);
   }
 
   async open(descriptor: IndexDescriptor): Promise<void> {
@@ -123,11 +123,12 @@ export class VectorIndexMessageHandler {
  */
 @Module({})
 export class VectorIndexServiceModule {
-  static forRoot(options: { directory: string }): DynamicModule {
+  /** `memoryBudgetBytes`: tenant indexes kept loaded (`VECTOR_INDEX_MEMORY_BUDGET_MB`, docs/configuration.md). */
+  static forRoot(options: { directory: string; memoryBudgetBytes?: number }): DynamicModule {
     return {
       module: VectorIndexServiceModule,
       controllers: [VectorIndexMessageHandler],
-      providers: [{ provide: 'VECTOR_INDEX_DIRECTORY', useValue: options.directory }, SharedEmbeddedIndex],
+      providers: [{ provide: 'VECTOR_INDEX_OPTIONS', useValue: { directory: options.directory, memoryBudgetBytes: options.memoryBudgetBytes } }, SharedEmbeddedIndex],
     };
   }
 }
