@@ -104,10 +104,26 @@ describe('docker-compose.yml', () => {
     for (const v of used) expect(compose.volumes).toHaveProperty(v);
   });
 
-  it('shares the service environment through a YAML anchor', () => {
+  it('shares the service environment through a YAML anchor; only the bus credentials differ', () => {
     expect(text).toMatch(/^x-service-env: &service-env$/m);
     expect(text).toContain('environment: *service-env');
-    const envs = SERVICES.map((n) => JSON.stringify(compose.services[n].environment));
-    expect(new Set(envs).size).toBe(1);
+    const shared = (n: string) => {
+      const { NATS_USER: _u, NATS_PASSWORD: _p, BUS_SIGNING_PRIVATE_KEY: _k, ...rest } = compose.services[n].environment;
+      return JSON.stringify(rest);
+    };
+    expect(new Set(SERVICES.map(shared)).size).toBe(1);
+  });
+
+  it.each(SERVICES)('%s: logs in to NATS as its own user with the password the NATS container holds for it', (name) => {
+    const env = compose.services[name].environment;
+    const variable = `NATS_PASSWORD_${name.toUpperCase().replace(/-/g, '_')}`;
+    expect(env.NATS_USER).toBe(name);
+    expect(env.NATS_PASSWORD).toMatch(new RegExp(`^\\$\\{${variable}:-`));
+    expect(compose.services.nats.environment[variable]).toBe(env.NATS_PASSWORD);
+    expect(readFileSync(join(ROOT, 'deploy', 'nats', 'agent-memory.conf'), 'utf8')).toContain(`password: $${variable}`);
+    // the gateway alone holds the bus signing key; every process verifies with the public one
+    expect(env.BUS_SIGNING_PUBLIC_KEY).toMatch(/^\$\{BUS_SIGNING_PUBLIC_KEY:-/);
+    if (name === 'gateway') expect(env.BUS_SIGNING_PRIVATE_KEY).toMatch(/^\$\{BUS_SIGNING_PRIVATE_KEY:-/);
+    else expect(env.BUS_SIGNING_PRIVATE_KEY).toBeUndefined();
   });
 });
