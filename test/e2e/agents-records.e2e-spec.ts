@@ -1,4 +1,5 @@
-import { ApiClient, type E2eServer, startE2eServer } from '@agent-memory/testing';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { ApiClient, type E2eServer, startE2eServer, walletProof } from '@agent-memory/testing';
 
 let server: E2eServer;
 let api: ApiClient;
@@ -26,11 +27,11 @@ describe('agents', () => {
   });
 
   it('defaults mode to cloud and category to agent; accepts a client wallet and test keys', async () => {
-    const wallet = '0x000000000000000000000000000000000000dEaD';
-    const created = await api.createAgent({ name: 'beta', mode: 'local', walletAddress: wallet, environment: 'test' });
+    const wallet = privateKeyToAccount(generatePrivateKey());
+    const created = await api.createAgent({ name: 'beta', mode: 'local', environment: 'test', ...(await walletProof(api, wallet)) });
     expect(created.agentKey).toMatch(/^amk_test_/);
     expect(created.walletPrivateKey).toBeUndefined();
-    expect(created.walletAddress).toBe(wallet);
+    expect(created.walletAddress).toBe(wallet.address);
     const agent = (await api.request('GET', '/api/v1/agents', { key: created.agentKey })).data;
     expect(agent).toMatchObject({ mode: 'local', category: 'agent', keyEnvironment: 'test' });
     const other = (await api.request('GET', '/api/v1/agents', { key: (await api.createAgent({ name: 'gamma' })).agentKey })).data;

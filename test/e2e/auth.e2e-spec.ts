@@ -1,6 +1,15 @@
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { signatureMessage } from '@agent-memory/gateway';
-import { ApiClient, createPasskeyDevice, type E2eServer, type PasskeyDevice, startE2eServer } from '@agent-memory/testing';
+import {
+  ApiClient,
+  createAgentWithWallet,
+  createPasskeyDevice,
+  type E2eServer,
+  type PasskeyDevice,
+  signatureAuthorization,
+  startE2eServer,
+  walletProof,
+} from '@agent-memory/testing';
 import { SUBJECTS, UsageSummarySchema } from '@agent-memory/shared';
 
 /**
@@ -36,15 +45,15 @@ function malleated(signature: string): { lowV: string; highS: string } {
 
 let lastTimestamp = 0;
 /**
- * Signs one request as `account` (docs/authentication.md, "The signed message") and sends it. Signatures
- * are deterministic and single use, so each request gets its own timestamp (seconds, within the window).
+ * Signs one request as `account` for the deployment `target` (default: the suite's server;
+ * docs/authentication.md, "The signed message") and sends it there. Signatures are deterministic and
+ * single use, so each request gets its own timestamp (seconds, within the window).
  */
-async function signedRequest(account: PrivateKeyAccount, method: string, pathWithQuery: string, body?: unknown) {
+async function signedRequest(account: PrivateKeyAccount, method: string, pathWithQuery: string, body?: unknown, target: E2eServer = server) {
   const timestamp = (lastTimestamp = Math.max(Math.floor(Date.now() / 1000), lastTimestamp + 1));
   const raw = body === undefined ? '' : JSON.stringify(body);
-  const signature = await account.signMessage({ message: signatureMessage({ method, pathWithQuery, timestamp, body: raw }) });
-  return api.request(method, pathWithQuery, {
-    headers: { authorization: `Signature ${timestamp}:${account.address}:${signature}` },
+  return new ApiClient(target.url).request(method, pathWithQuery, {
+    headers: { authorization: await signatureAuthorization(account, target.signatureRealm, { method, pathWithQuery, timestamp, body: raw }) },
     ...(body === undefined ? {} : { rawBody: raw, contentType: 'application/json' }),
   });
 }
@@ -120,7 +129,7 @@ describe('wallet signatures on a local agent’s own records', () => {
   let agent: { agentId: string; recordId: string; agentKey: string };
 
   beforeAll(async () => {
-    agent = await api.createAgent({ name: 'signing agent', mode: 'local', walletAddress: wallet.address });
+    agent = await createAgentWithWallet(api, wallet, { name: 'signing agent', mode: 'local' });
   });
 
   it('reads and writes records, memories, files and keys with signatures only', async () => {
@@ -155,7 +164,7 @@ describe('wallet signatures on a local agent’s own records', () => {
     const keysBefore = (await signedRequest(wallet, 'GET', '/api/v1/agents/keys')).data.keys;
     const timestamp = (lastTimestamp = Math.max(Math.floor(Date.now() / 1000), lastTimestamp + 1));
     const path = '/api/v1/agents/keys/rotate';
-    const signature = await wallet.signMessage({ message: signatureMessage({ method: 'POST', pathWithQuery: path, timestamp, body: '' }) });
+    const signature = await wallet.signMessage({ message: signatureMessage({ ...server.signatureRealm, method: 'POST', pathWithQuery: path, timestamp, body: '' }) });
     const send = (sig: string) => api.request('POST', path, { headers: { authorization: `Signature ${timestamp}:${wallet.address}:${sig}` } });
     const first = await send(signature);
     expect(first.status).toBe(200);
@@ -170,12 +179,103 @@ describe('wallet signatures on a local agent’s own records', () => {
     expect(keysAfter[0].id).toBe(first.data.key.id);
   });
 
-  it('gives one wallet to one local agent only', async () => {
-    const again = await api.request('POST', '/api/v1/agents', { body: { name: 'copycat', mode: 'local', walletAddress: wallet.address } });
+  it('gives one wallet to one local agent only, even with a proof', async () => {
+    const again = await api.request('POST', '/api/v1/agents', { body: { name: 'copycat', mode: 'local', ...(await walletProof(api, wallet)) } });
     expect([again.status, again.code]).toEqual([400, 'VALIDATION_ERROR']);
+    expect(again.body).toMatchObject({ error: { message: expect.stringMatching(/already the wallet of another local-mode agent/) } });
     // a cloud agent may carry the same address (its signatures are refused anyway)
-    expect((await api.request('POST', '/api/v1/agents', { body: { name: 'cloud twin', walletAddress: wallet.address } })).status).toBe(201);
+    expect((await api.request('POST', '/api/v1/agents', { body: { name: 'cloud twin', ...(await walletProof(api, wallet)) } })).status).toBe(201);
     expect((await signedRequest(wallet, 'GET', '/api/v1/agents')).data.id).toBe(agent.agentId);
+  });
+});
+
+describe('binding a client-supplied wallet needs proof of possession', () => {
+  it('refuses a wallet without proof, with another wallet’s signature, an altered, reused or foreign challenge: 400, nothing created; the owner then binds it', async () => {
+    const owner = privateKeyToAccount(generatePrivateKey());
+    const squatter = privateKeyToAccount(generatePrivateKey());
+    const create = (body: Record<string, unknown>) => api.request('POST', '/api/v1/agents', { body: { name: 'squatter', mode: 'local', walletAddress: owner.address, ...body } });
+    const refusals: Array<Record<string, unknown>> = [];
+    refusals.push({}); // the attack as found: someone else's address, no proof at all
+    const challenge = (await api.request('POST', '/api/v1/agents/wallet-challenge', { body: { walletAddress: owner.address } })).data;
+    expect(challenge).toEqual({ message: expect.any(String), nonce: expect.stringMatching(/^[0-9a-f]{32}$/), expiresAt: expect.any(String) });
+    const lines = challenge.message.split('\n');
+    expect(lines[0]).toBe(`${server.signatureRealm.domain} wants you to sign in with your Ethereum account:`);
+    expect(lines[1]).toBe(owner.address);
+    expect(lines).toContain(`Chain ID: ${server.signatureRealm.chainId}`);
+    expect(lines).toContain(`Nonce: ${challenge.nonce}`);
+    // the squatter signs the owner's challenge with its own wallet
+    refusals.push({ walletProof: { message: challenge.message, signature: await squatter.signMessage({ message: challenge.message }) } });
+    // a challenge for the squatter's wallet, signed by it, presented for the owner's address
+    const own = await walletProof(api, squatter);
+    refusals.push({ walletProof: own.walletProof });
+    // a made-up message the squatter signed (not one the server issued)
+    const forged = challenge.message.replace(challenge.nonce, 'f'.repeat(32));
+    refusals.push({ walletProof: { message: forged, signature: await owner.signMessage({ message: forged }) } });
+    for (const body of refusals) {
+      const refused = await create(body);
+      expect([refused.status, refused.code]).toEqual([400, 'VALIDATION_ERROR']);
+      expect(refused.body).toMatchObject({ error: { message: expect.stringMatching(/^body: walletProof|^walletProof/) } });
+    }
+    // a proof without the address it proves
+    const noAddress = await api.request('POST', '/api/v1/agents', { body: { name: 'x', mode: 'local', walletProof: own.walletProof } });
+    expect([noAddress.status, noAddress.code]).toEqual([400, 'VALIDATION_ERROR']);
+    // nothing was bound: the owner's signatures authenticate no agent yet
+    expect((await signedRequest(owner, 'GET', '/api/v1/agents')).code).toBe('UNAUTHORIZED');
+
+    // the owner's real proof works once; the same proof again is refused (single use)
+    const proof = await walletProof(api, owner);
+    const created = await api.request('POST', '/api/v1/agents', { body: { name: 'owner', mode: 'local', ...proof } });
+    expect(created.status).toBe(201);
+    expect(created.data.walletAddress).toBe(owner.address);
+    expect(created.data.walletPrivateKey).toBeUndefined();
+    const reused = await api.request('POST', '/api/v1/agents', { body: { name: 'again', mode: 'cloud', ...proof } });
+    expect([reused.status, reused.code]).toEqual([400, 'VALIDATION_ERROR']);
+    expect((await signedRequest(owner, 'GET', '/api/v1/agents')).data).toMatchObject({ id: created.data.agentId, name: 'owner' });
+    // generated wallets need no proof, as before
+    const generated = await api.createAgent({ name: 'generated', mode: 'local' });
+    expect(generated.walletPrivateKey).toMatch(/^0x[0-9a-f]{64}$/);
+  });
+
+  it('refuses a malformed challenge request', async () => {
+    for (const body of [{}, { walletAddress: '0x123' }, { walletAddress: privateKeyToAccount(generatePrivateKey()).address, extra: 1 }]) {
+      const refused = await api.request('POST', '/api/v1/agents/wallet-challenge', { body });
+      expect([refused.status, refused.code]).toEqual([400, 'VALIDATION_ERROR']);
+    }
+  });
+});
+
+describe('a wallet signature is valid on one deployment only', () => {
+  let other: E2eServer;
+  beforeAll(async () => {
+    // another deployment, standalone in either mode: the same wallet has a local agent on both
+    other = await startE2eServer({ mode: 'standalone', env: { SIGNATURE_DOMAIN: 'other.example.com', BILLING_MODE: 'ledger' } });
+  }, 180_000);
+  afterAll(() => other?.close({ removeData: true }));
+
+  it('a request signed for one deployment is refused by the other (401, nothing changed); signed for it, it works', async () => {
+    expect(other.signatureRealm.domain).not.toBe(server.signatureRealm.domain);
+    const wallet = privateKeyToAccount(generatePrivateKey());
+    const here = await createAgentWithWallet(api, wallet, { name: 'here', mode: 'local' });
+    const there = await createAgentWithWallet(new ApiClient(other.url), wallet, { name: 'there', mode: 'local' });
+    // the captured request of the finding: rotate with grace 0, signed for this deployment
+    const timestamp = (lastTimestamp = Math.max(Math.floor(Date.now() / 1000), lastTimestamp + 1));
+    const path = '/api/v1/agents/keys/rotate';
+    const raw = JSON.stringify({ graceSeconds: 0 });
+    const header = { authorization: await signatureAuthorization(wallet, server.signatureRealm, { method: 'POST', pathWithQuery: path, timestamp, body: raw }) };
+    const replayed = await new ApiClient(other.url).request('POST', path, { headers: header, rawBody: raw, contentType: 'application/json' });
+    expect([replayed.status, replayed.code]).toEqual([401, 'UNAUTHORIZED']);
+    // the victim's key on the other deployment still works, and it has one key
+    expect((await new ApiClient(other.url).request('GET', '/api/v1/agents/keys', { key: there.agentKey })).data.keys).toHaveLength(1);
+    // the same request signed for the right deployment works on each
+    expect((await api.request('POST', path, { headers: header, rawBody: raw, contentType: 'application/json' })).status).toBe(200);
+    expect((await signedRequest(wallet, 'GET', '/api/v1/agents', undefined, other)).data.id).toBe(there.agentId);
+    expect((await signedRequest(wallet, 'GET', '/api/v1/agents')).data.id).toBe(here.agentId);
+    // and one signed for the other deployment is refused here
+    const later = (lastTimestamp = Math.max(Math.floor(Date.now() / 1000), lastTimestamp + 1));
+    const backwards = await api.request('GET', '/api/v1/agents', {
+      headers: { authorization: await signatureAuthorization(wallet, other.signatureRealm, { method: 'GET', pathWithQuery: '/api/v1/agents', timestamp: later }) },
+    });
+    expect([backwards.status, backwards.code]).toEqual([401, 'UNAUTHORIZED']);
   });
 });
 
@@ -365,7 +465,7 @@ describe('a claim made with a leaked key does not outlive the owner cutting that
 
     // a local agent with its wallet signature
     const wallet = privateKeyToAccount(generatePrivateKey());
-    const local = await api.createAgent({ name: 'local self-releasing', mode: 'local', walletAddress: wallet.address });
+    const local = await createAgentWithWallet(api, wallet, { name: 'local self-releasing', mode: 'local' });
     expect((await api.request('POST', '/api/v1/humans/me/agents', { headers: passkey(human), body: { agentKey: local.agentKey } })).status).toBe(201);
     expect((await signedRequest(wallet, 'DELETE', '/api/v1/agents/claim')).data).toEqual({ released: true });
     expect((await api.request('GET', '/api/v1/humans/me/agents', { headers: passkey(human) })).data.agents).toEqual([]);

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { signatureMessage } from '@agent-memory/gateway';
-import { ApiClient, type E2eServer, startE2eServer } from '@agent-memory/testing';
+import { ApiClient, createAgentWithWallet, type E2eServer, startE2eServer } from '@agent-memory/testing';
 
 let server: E2eServer;
 let api: ApiClient;
@@ -66,7 +66,7 @@ describe('wallet signatures on raw blob access (local mode)', () => {
   let agentKey: string;
 
   beforeAll(async () => {
-    const agent = await api.createAgent({ name: 'local agent', mode: 'local', walletAddress: account.address });
+    const agent = await createAgentWithWallet(api, account, { name: 'local agent', mode: 'local' });
     recordId = agent.recordId;
     agentKey = agent.agentKey;
   });
@@ -75,7 +75,7 @@ describe('wallet signatures on raw blob access (local mode)', () => {
     const raw = body === undefined ? '' : JSON.stringify(body);
     const timestamp = opts.timestamp ?? Math.floor(Date.now() / 1000);
     const signer = opts.signer ?? account;
-    const signature = await signer.signMessage({ message: signatureMessage({ method, pathWithQuery, timestamp, body: raw }) });
+    const signature = await signer.signMessage({ message: signatureMessage({ ...server.signatureRealm, method, pathWithQuery, timestamp, body: raw }) });
     const header = `Signature ${timestamp}:${opts.address ?? signer.address}:${signature}`;
     const sent = opts.tamper ? opts.tamper(raw) : raw;
     return { header, send: () => api.request(method, pathWithQuery, { headers: { authorization: header }, rawBody: body === undefined ? undefined : sent, contentType: 'application/json' }) };
@@ -116,7 +116,7 @@ describe('wallet signatures on raw blob access (local mode)', () => {
 
   it('refuses raw access for a cloud-mode agent with FORBIDDEN', async () => {
     const cloudWallet = privateKeyToAccount(generatePrivateKey());
-    const cloud = await api.createAgent({ name: 'cloud agent', walletAddress: cloudWallet.address });
+    const cloud = await createAgentWithWallet(api, cloudWallet, { name: 'cloud agent' });
     const res = await (await signed('GET', `/api/v1/records/${cloud.recordId}/raw?path=a`, undefined, { signer: cloudWallet })).send();
     expect([res.status, res.code]).toEqual([403, 'FORBIDDEN']);
   });

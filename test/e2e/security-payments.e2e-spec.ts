@@ -45,6 +45,7 @@ async function startPaymentServer(env: Record<string, string>, local: LocalPayme
     url: s.url,
     blobKeys: (prefix) => blobs.list(prefix),
     vectorIndexDir: join(s.dataDir, 'vectors'),
+    signatureRealm: s.signatureRealm,
     bus: () => s.app.get(BusClient),
     restart: () => Promise.reject(new Error('the payment server is not restarted')),
     close: (o) => s.close(o),

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { randomBase62 } from '@agent-memory/shared';
-import { ApiClient, createPasskeyDevice, type E2eServer, startE2eServer } from '@agent-memory/testing';
+import { ApiClient, createPasskeyDevice, type E2eServer, startE2eServer, walletProof } from '@agent-memory/testing';
 import {
   account,
   type Agent,
@@ -74,9 +74,9 @@ beforeAll(async () => {
   const e = await makeAgent({ name: 'expired' });
   const rotated = (await api.request('POST', '/api/v1/agents/keys/rotate', { key: e.agentKey, body: { graceSeconds: 0 } })).data;
   expired = { ...e, oldKey: e.agentKey, agentKey: rotated.agentKey };
-  local = await makeAgent({ name: 'local', mode: 'local', walletAddress: walletL.address });
-  local2 = await makeAgent({ name: 'local 2', mode: 'local', walletAddress: walletL2.address });
-  cloudWithWallet = await makeAgent({ name: 'cloud with wallet', walletAddress: walletC.address });
+  local = await makeAgent({ name: 'local', mode: 'local', ...(await walletProof(api, walletL)) });
+  local2 = await makeAgent({ name: 'local 2', mode: 'local', ...(await walletProof(api, walletL2)) });
+  cloudWithWallet = await makeAgent({ name: 'cloud with wallet', ...(await walletProof(api, walletC)) });
 
   const v = `/api/v1/records/${victim.recordId}`;
   await api.request('POST', `${v}/remember`, { key: victim.agentKey, body: { content: 'The secret plan is to ship on Friday.', path: 'plan', type: 'fact' } });
@@ -89,7 +89,7 @@ beforeAll(async () => {
   await api.request('POST', `${l}/remember`, { key: local.agentKey, body: { content: 'local agent memory', path: 'plan', type: 'fact' } });
   await api.request('POST', `${l}/write`, { key: local.agentKey, body: { path: 'f.txt', content: 'local file' } });
   const rawBody = JSON.stringify({ path: 'blob.bin', content: Buffer.from('raw bytes').toString('base64') });
-  await api.request('POST', `${l}/raw`, { headers: { authorization: await signatureHeader(walletL, { method: 'POST', path: `${l}/raw`, body: rawBody }) }, rawBody, contentType: 'application/json' });
+  await api.request('POST', `${l}/raw`, { headers: { authorization: await signatureHeader(walletL, server.signatureRealm, { method: 'POST', path: `${l}/raw`, body: rawBody }) }, rawBody, contentType: 'application/json' });
 
   const o = await signUp('owner');
   owner = { humanId: o.humanId, token: o.token };
@@ -105,8 +105,8 @@ beforeAll(async () => {
   const ctxPath = `${l}/context`;
   const rememberBody = JSON.stringify({ content: 'written once', path: 'once', type: 'fact' });
   replays = [
-    { label: 'replayed GET context', request: { method: 'GET', path: ctxPath, headers: { authorization: await signatureHeader(walletL, { method: 'GET', path: ctxPath }, { timestamp: ts }) } } },
-    { label: 'replayed remember', request: { method: 'POST', path: `${l}/remember`, rawBody: rememberBody, contentType: 'application/json', headers: { authorization: await signatureHeader(walletL, { method: 'POST', path: `${l}/remember`, body: rememberBody }, { timestamp: ts }) } } },
+    { label: 'replayed GET context', request: { method: 'GET', path: ctxPath, headers: { authorization: await signatureHeader(walletL, server.signatureRealm, { method: 'GET', path: ctxPath }, { timestamp: ts }) } } },
+    { label: 'replayed remember', request: { method: 'POST', path: `${l}/remember`, rawBody: rememberBody, contentType: 'application/json', headers: { authorization: await signatureHeader(walletL, server.signatureRealm, { method: 'POST', path: `${l}/remember`, body: rememberBody }, { timestamp: ts }) } } },
   ];
   for (const r of replays) expect((await api.request(r.request.method, r.request.path, { headers: r.request.headers, rawBody: r.request.rawBody, contentType: r.request.contentType })).status).toBe(200);
 
@@ -186,7 +186,7 @@ function signedCall(group: string, label: string, e: Endpoint, target: Agent, si
     const body = options.send?.body ?? (e.body === undefined ? undefined : JSON.stringify(e.body));
     // The timestamp is taken when the case runs, not when the list of cases is built.
     const timestamp = Math.floor(Date.now() / 1000) + (options.offsetSeconds ?? 0);
-    const header = await signatureHeader(signer, { method: options.sign?.method ?? e.method, path: options.sign?.path ?? path, body: options.sign?.body ?? body }, { timestamp, address: options.address });
+    const header = await signatureHeader(signer, server.signatureRealm, { method: options.sign?.method ?? e.method, path: options.sign?.path ?? path, body: options.sign?.body ?? body }, { timestamp, address: options.address });
     return tryHostile(api, group, `${e.name} ${label}`, { method: e.method, path, headers: { authorization: header }, rawBody: body, contentType: body === undefined ? undefined : 'application/json' }, expected);
   };
 }
@@ -389,12 +389,12 @@ describe('path traversal and control characters in every path field', () => {
       () => tryHostile(api, 'paths', `write path ${JSON.stringify(p)}`, { method: 'POST', path: `${v}/write`, headers: k, body: { path: p, content: 'x' } }, V400),
       async () => {
         const body = JSON.stringify({ path: p, content: 'AAAA' });
-        const headers = { authorization: await signatureHeader(walletL, { method: 'POST', path: `${l}/raw`, body }) };
+        const headers = { authorization: await signatureHeader(walletL, server.signatureRealm, { method: 'POST', path: `${l}/raw`, body }) };
         return tryHostile(api, 'paths', `raw put path ${JSON.stringify(p)}`, { method: 'POST', path: `${l}/raw`, headers, rawBody: body, contentType: 'application/json' }, V400);
       },
       async () => {
         const path = `${l}/raw?path=${q(p)}`;
-        return tryHostile(api, 'paths', `raw get query path ${JSON.stringify(p)}`, { method: 'GET', path, headers: { authorization: await signatureHeader(walletL, { method: 'GET', path }) } }, V400);
+        return tryHostile(api, 'paths', `raw get query path ${JSON.stringify(p)}`, { method: 'GET', path, headers: { authorization: await signatureHeader(walletL, server.signatureRealm, { method: 'GET', path }) } }, V400);
       },
     ]);
     // encoded traversal in the query string, and a forget id that is not an id
@@ -459,7 +459,7 @@ describe('sizes and counts at the limits of the spec', () => {
       c('empty memory content', { method: 'POST', path: `${v}/remember`, headers: k, body: { content: '' } }),
       c('file content 1 MB + 1 byte', { method: 'POST', path: `${v}/write`, headers: k, body: { path: 'big', content: 'x'.repeat(MB + 1) } }),
       c('file content 1 MB + 1 byte of 3-byte characters', { method: 'POST', path: `${v}/write`, headers: k, body: { path: 'big', content: '€'.repeat(MB / 3 + 1) } }),
-      async () => c('raw blob 1 MB + 1 byte', { method: 'POST', path: `${l}/raw`, headers: { authorization: await signatureHeader(walletL, { method: 'POST', path: `${l}/raw`, body: rawTooBig }) }, rawBody: rawTooBig, contentType: 'application/json' })(),
+      async () => c('raw blob 1 MB + 1 byte', { method: 'POST', path: `${l}/raw`, headers: { authorization: await signatureHeader(walletL, server.signatureRealm, { method: 'POST', path: `${l}/raw`, body: rawTooBig }) }, rawBody: rawTooBig, contentType: 'application/json' })(),
       c('recall query of 1,001 characters', { method: 'POST', path: `${v}/recall`, headers: k, body: { query: 'q'.repeat(1001) } }),
       c('empty recall query', { method: 'POST', path: `${v}/recall`, headers: k, body: { query: '' } }),
       c('recall limit 51', { method: 'POST', path: `${v}/recall`, headers: k, body: { query: 'x', limit: 51 } }),
@@ -520,7 +520,7 @@ const BODY_ROUTES = (): BodyRoute[] => {
 /** Sends a raw body to a body route (signing it for the raw route). */
 async function rawCase(group: string, r: BodyRoute, label: string, rawBody: string | Buffer, contentType: string | undefined, expected: Refusal) {
   let headers = await r.headers();
-  if (r.signed) headers = { authorization: await signatureHeader(walletL, { method: r.method, path: r.path(), body: rawBody.toString() }) };
+  if (r.signed) headers = { authorization: await signatureHeader(walletL, server.signatureRealm, { method: r.method, path: r.path(), body: rawBody.toString() }) };
   return tryHostile(api, group, `${r.name}: ${label}`, { method: r.method, path: r.path(), headers, rawBody, contentType }, expected);
 }
 

@@ -48,7 +48,7 @@ function serviceModule(config: ClusterConfig, redis: Redis[]): DynamicModule | T
   const o = config.options;
   switch (config.process) {
     case 'agents':
-      return AgentsModule.forRoot({ keyPrefix: o.agentKeyPrefix, keyRotationGraceSeconds: o.auth.keyRotationGraceSeconds, passkeys: o.auth.passkeys });
+      return AgentsModule.forRoot({ keyPrefix: o.agentKeyPrefix, keyRotationGraceSeconds: o.auth.keyRotationGraceSeconds, passkeys: o.auth.passkeys, signatureRealm: { domain: o.signatureDomain, chainId: o.payments.chainId } });
     case 'records':
       return RecordsModule;
     case 'memory':
@@ -71,6 +71,7 @@ function serviceModule(config: ClusterConfig, redis: Redis[]): DynamicModule | T
           billingMode: e.BILLING_MODE,
           payments: o.payments,
           signatureWindowSeconds: o.signatureWindowSeconds,
+          signatureDomain: o.signatureDomain,
         },
         {
           rateLimiters: redisRateLimiters(limits, o.anonymousPerMinute, `${e.REDIS_KEY_PREFIX}:rl`, { assumedReplicas: e.RATE_LIMIT_ASSUMED_REPLICAS }),

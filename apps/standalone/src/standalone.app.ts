@@ -31,7 +31,7 @@ class StandaloneModule {
         PlatformModule.standalone({ dataDir: config.dataDir, busRequestTimeoutMs: config.busRequestTimeoutMs, bus }),
         // The API port is public: /metrics only on the ops listener (OPS_PORT), /healthz and /readyz on both.
         OpsModule.forService({ service: 'standalone', metricsOnHttp: false, listen: config.ops }),
-        AgentsModule.forRoot({ keyPrefix: config.agentKeyPrefix, keyRotationGraceSeconds: config.auth.keyRotationGraceSeconds, passkeys: config.auth.passkeys }),
+        AgentsModule.forRoot({ keyPrefix: config.agentKeyPrefix, keyRotationGraceSeconds: config.auth.keyRotationGraceSeconds, passkeys: config.auth.passkeys, signatureRealm: { domain: config.signatureDomain, chainId: config.payments.chainId } }),
         RecordsModule,
         MemoryModule.forRoot({ embedder: config.embedder, vectorIndex: { kind: 'embedded', directory: join(config.dataDir, 'vectors'), memoryBudgetBytes: config.vectorIndexMemoryBudgetBytes }, enrichment: config.enrichment, quota: config.quotas.memory, admission: config.memoryAdmission }),
         FilesModule.forRoot({ quota: config.quotas.files }),
@@ -44,6 +44,7 @@ class StandaloneModule {
             payments: config.payments,
             signatureWindowSeconds: config.signatureWindowSeconds,
           },
+            signatureDomain: config.signatureDomain,
           { rateLimiters: inMemoryRateLimiters(config.anonymousPerMinute), paymentSettlement: overrides.paymentSettlement },
         ),
       ],

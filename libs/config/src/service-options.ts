@@ -4,6 +4,14 @@ import { env } from '@agent-memory/platform';
 import { type PaymentOptions, PaymentEnvSchema, paymentOptionsFromEnv } from '@agent-memory/gateway';
 
 /**
+ * `SIGNATURE_DOMAIN`: EIP-4361's `domain`, an RFC 3986 authority (a DNS name with a dot, an IPv4
+ * address or `localhost`, with an optional port), exactly what viem's `createSiweMessage` accepts, so
+ * that it can stand in the wallet challenges too. Lower case (host names are case-insensitive).
+ */
+const SIGNATURE_DOMAIN_PATTERN = /^(?:(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+(?:[a-z]{2,63}|xn--[a-z0-9-]{0,58}[a-z0-9])|(?:(?:25[0-5]|2[0-4]\d|[01]?\d\d?)\.){3}(?:25[0-5]|2[0-4]\d|[01]?\d\d?)|localhost)(?::\d{1,5})?$/;
+const SIGNATURE_DOMAIN_HINT = 'must be the host clients reach the API at, such as memory.example.com or localhost:8080';
+
+/**
  * Environment variables that configure the services the same way in both run modes (each one is
  * documented in docs/configuration.md). The launchers (`apps/standalone`, `apps/cluster`) extend this
  * with their own variables (ports, data directory, backends) and their own `BILLING_MODE` default.
@@ -18,6 +26,7 @@ export const ServiceOptionsEnvSchema = z.object({
   BILLING_RESERVATION_MAX_AGE_MS: env.int(600_000, 60_000),
   AGENT_KEY_PREFIX: z.string().regex(/^[a-z][a-z0-9]{1,15}$/, 'must be 2-16 lower-case letters or digits, starting with a letter').default('amk'),
   SIGNATURE_WINDOW_SECONDS: env.int(300, 1),
+  SIGNATURE_DOMAIN: z.string().toLowerCase().regex(SIGNATURE_DOMAIN_PATTERN, SIGNATURE_DOMAIN_HINT).optional(),
   AGENT_KEY_ROTATION_GRACE_SECONDS: env.int(AUTH_DEFAULTS.keyRotationGraceSeconds, 0).pipe(z.number().max(AUTH_DEFAULTS.maxKeyRotationGraceSeconds, 'must be at most 604800 (7 days)')),
   PASSKEY_RP_ID: z.string().regex(/^[a-z0-9.-]{1,253}$/, 'must be a domain name such as memory.example.com').default('localhost'),
   PASSKEY_RP_NAME: z.string().min(1).max(64).default('agent-memory'),
@@ -59,6 +68,11 @@ export interface ServiceOptions {
   billing: { sandboxCreditMicroUsd: number; reservationSweepIntervalMs: number; reservationMaxAgeMs: number };
   agentKeyPrefix: string;
   signatureWindowSeconds: number;
+  /**
+   * The deployment's domain in every signed message (`SIGNATURE_DOMAIN`; default: the host of the first
+   * `PASSKEY_ORIGINS` origin). With `payments.chainId` it binds wallet signatures to this deployment.
+   */
+  signatureDomain: string;
   /** Key rotation, passkeys and sessions (docs/authentication.md). */
   auth: { keyRotationGraceSeconds: number; passkeys: { rpId: string; rpName: string; origins: string[]; sessionTtlSeconds: number } };
   /** `Strict-Transport-Security` max-age; 0 sends none. */
@@ -80,7 +94,16 @@ function parseOrigins(value: string): string[] {
   for (const origin of origins) {
     if (!/^https?:\/\/[^/\s]+$/.test(origin)) throw new Error(`Invalid configuration:\n  PASSKEY_ORIGINS: ${JSON.stringify(origin)} is not an origin such as https://memory.example.com`);
   }
+  if (origins.length === 0) throw new Error('Invalid configuration:\n  PASSKEY_ORIGINS: needs at least one origin such as https://memory.example.com');
   return origins;
+}
+
+/** `SIGNATURE_DOMAIN`, or by default the host (with port) of the first passkey origin (docs/configuration.md). */
+function signatureDomainOf(configured: string | undefined, origins: string[]): string {
+  if (configured !== undefined) return configured;
+  const host = new URL(origins[0] as string).host;
+  if (!SIGNATURE_DOMAIN_PATTERN.test(host)) throw new Error(`Invalid configuration:\n  SIGNATURE_DOMAIN: not set, and the host ${JSON.stringify(host)} of PASSKEY_ORIGINS cannot be the default: set SIGNATURE_DOMAIN (${SIGNATURE_DOMAIN_HINT})`);
+  return host;
 }
 
 /**
@@ -104,6 +127,7 @@ export function serviceOptionsFromEnv(e: ServiceOptionsEnv, opts: { port: number
     }
     enrichment = { baseUrl: e.ENRICHMENT_LLM_URL, model: e.ENRICHMENT_LLM_MODEL, apiKey: e.ENRICHMENT_LLM_API_KEY, timeoutMs: e.ENRICHMENT_LLM_TIMEOUT_MS };
   }
+  const origins = parseOrigins(e.PASSKEY_ORIGINS ?? `http://localhost:${opts.port}`);
   if (opts.requirePaymentSecret && e.PAYMENT_SECRET_KEY === undefined) {
     throw new Error('Invalid configuration: PAYMENT_SECRET_KEY is required by a cluster gateway (every replica must verify the payment challenges the others issue, for paid calls and top-ups alike), e.g. openssl rand -base64 32');
   }
@@ -119,9 +143,10 @@ export function serviceOptionsFromEnv(e: ServiceOptionsEnv, opts: { port: number
     payments: paymentOptionsFromEnv(e, { secretFile: opts.paymentSecretFile }),
     agentKeyPrefix: e.AGENT_KEY_PREFIX,
     signatureWindowSeconds: e.SIGNATURE_WINDOW_SECONDS,
+    signatureDomain: signatureDomainOf(e.SIGNATURE_DOMAIN, origins),
     auth: {
       keyRotationGraceSeconds: e.AGENT_KEY_ROTATION_GRACE_SECONDS,
-      passkeys: { rpId: e.PASSKEY_RP_ID, rpName: e.PASSKEY_RP_NAME, origins: parseOrigins(e.PASSKEY_ORIGINS ?? `http://localhost:${opts.port}`), sessionTtlSeconds: e.PASSKEY_SESSION_TTL_SECONDS },
+      passkeys: { rpId: e.PASSKEY_RP_ID, rpName: e.PASSKEY_RP_NAME, origins, sessionTtlSeconds: e.PASSKEY_SESSION_TTL_SECONDS },
     },
     hstsMaxAgeSeconds: e.HSTS_MAX_AGE_SECONDS,
     embedder,

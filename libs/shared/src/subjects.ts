@@ -5,6 +5,8 @@
 export const SUBJECTS = {
   agents: {
     create: 'agents.v1.create',
+    /** Issues the EIP-4361 challenge a client signs to bind its own wallet on create. */
+    walletChallenge: 'agents.v1.wallet-challenge',
     get: 'agents.v1.get',
     authenticateKey: 'agents.v1.authenticate-key',
     getWallet: 'agents.v1.get-wallet',

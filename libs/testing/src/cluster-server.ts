@@ -4,10 +4,12 @@ import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync } from 
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { ClientProxy } from '@nestjs/microservices';
+import type { SignatureRealm } from '@agent-memory/gateway';
 import { BusClient, BusSigner, NatsBusClient, S3BlobStore } from '@agent-memory/platform';
 import { type BusCredentials, createTestDatabase, freePort, generateBusCredentials, startNatsServer, startRedisServer, type TestDatabase, type TestInfraServer } from './infra';
 import { OperatorBusClient } from './operator-bus';
 import { type S3TestServer, startS3TestServer } from './s3-test-server';
+import { TEST_SIGNATURE_DOMAIN } from './wallets';
 
 const REPO_ROOT = resolve(__dirname, '..', '..', '..');
 const MAIN = join(REPO_ROOT, 'apps', 'cluster', 'src', 'main.ts');
@@ -80,6 +82,8 @@ export class ClusterServer {
       BUS_REQUEST_TIMEOUT_MS: '15000',
       // shared by the gateway replicas, as a Kubernetes Secret would be
       PAYMENT_SECRET_KEY: randomBytes(32).toString('base64'),
+      // one deployment domain for every replica (each gateway has its own port here)
+      SIGNATURE_DOMAIN: TEST_SIGNATURE_DOMAIN,
       BUS_SIGNING_PUBLIC_KEY: credentials.signingPublicKey,
       ...options.env,
     };
@@ -126,6 +130,11 @@ export class ClusterServer {
   }
 
   /** Directory of the embedded vector index (held by the vector-index process). */
+  /** The deployment wallet signatures must name: `SIGNATURE_DOMAIN` and `PAYMENT_CHAIN_ID` of every process. */
+  get signatureRealm(): SignatureRealm {
+    return { domain: this.env.SIGNATURE_DOMAIN!.toLowerCase(), chainId: Number(this.env.PAYMENT_CHAIN_ID ?? 84532) };
+  }
+
   get vectorIndexDir(): string {
     return join(this.env.DATA_DIR!, 'vectors');
   }

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import type { SignatureRealm } from '@agent-memory/gateway';
 import { BUS_TRANSPORT_CLIENT, type BusClient, FilesystemBlobStore } from '@agent-memory/platform';
 import { ClusterServer, type ClusterServerOptions } from './cluster-server';
 import { startStandaloneServer, type TestServer } from './standalone-server';
@@ -29,6 +30,8 @@ export interface E2eServer {
   /** Stops every process and starts it again on the same data. */
   restart(): Promise<void>;
   close(options?: { removeData?: boolean }): Promise<void>;
+  /** The deployment wallet signatures must name (domain and chain id; docs/authentication.md). */
+  signatureRealm: SignatureRealm;
   /** The cluster, in cluster mode (fault tests). */
   cluster?: ClusterServer;
 }
@@ -45,6 +48,7 @@ export async function startE2eServer(options: { env?: Record<string, string>; mo
       },
       blobKeys: (prefix) => cluster.blobStore().list(prefix),
       vectorIndexDir: cluster.vectorIndexDir,
+      signatureRealm: cluster.signatureRealm,
       bus: () => cluster.busClient(),
       restart: () => cluster.restart(),
       close: (o) => cluster.close(o),
@@ -61,6 +65,9 @@ export async function startE2eServer(options: { env?: Record<string, string>; mo
     },
     blobKeys: (prefix) => blobs.list(prefix),
     vectorIndexDir: join(dataDir, 'vectors'),
+    get signatureRealm() {
+      return server.signatureRealm;
+    },
     bus: () => new OperatorBusClient(server.app.get(BUS_TRANSPORT_CLIENT), 30_000),
     async restart() {
       await server.close();

@@ -10,3 +10,4 @@ export * from './passkey-device';
 export * from './json-stub-server';
 export * from './hooked-blob-store';
 export * from './test-chain';
+export * from './wallets';

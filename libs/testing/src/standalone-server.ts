@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { SignatureRealm } from '@agent-memory/gateway';
 import { createStandaloneApp, loadStandaloneConfig, type StandaloneOverrides } from '@agent-memory/standalone';
 
 /** A standalone server started for a test, on a random port, with its own data directory. */
@@ -10,6 +11,8 @@ export interface TestServer {
   url: string;
   dataDir: string;
   app: NestFastifyApplication;
+  /** The deployment wallet signatures must name (its `SIGNATURE_DOMAIN`, by default from `PASSKEY_ORIGINS`, and chain id). */
+  signatureRealm: SignatureRealm;
   /** Stops the server; keeps the data directory unless `removeData` is set. */
   close(options?: { removeData?: boolean }): Promise<void>;
 }
@@ -30,6 +33,7 @@ export async function startStandaloneServer(options: { env?: Record<string, stri
     url,
     dataDir,
     app,
+    signatureRealm: { domain: config.signatureDomain, chainId: config.payments.chainId },
     async close({ removeData = false } = {}) {
       await app.close();
       if (removeData) rmSync(dataDir, { recursive: true, force: true });

@@ -9,24 +9,32 @@ import {
   AgentsKeysListMessageSchema,
   AgentsKeysRevokeMessageSchema,
   AgentsKeysRotateMessageSchema,
+  AgentsWalletChallengeMessageSchema,
   SUBJECTS,
 } from '@agent-memory/shared';
 import { MessagePipe, RpcDomainExceptionFilter } from '@agent-memory/platform';
 import { AgentKeysService } from './agent-keys.service';
 import { AgentsService } from './agents.service';
+import { WalletProofsService } from './wallet-proofs.service';
 
-/** Bus edge of the agents service: agents, wallets and agent keys. */
+/** Bus edge of the agents service: agents, wallets (and proofs of them) and agent keys. */
 @Controller()
 @UseFilters(RpcDomainExceptionFilter)
 export class AgentsMessageHandler {
   constructor(
     private readonly agents: AgentsService,
     private readonly keys: AgentKeysService,
+    private readonly walletProofs: WalletProofsService,
   ) {}
 
   @MessagePattern(SUBJECTS.agents.create)
   create(@Payload(new MessagePipe(AgentsCreateMessageSchema)) m: z.output<typeof AgentsCreateMessageSchema>) {
     return this.agents.create(m.body);
+  }
+
+  @MessagePattern(SUBJECTS.agents.walletChallenge)
+  walletChallenge(@Payload(new MessagePipe(AgentsWalletChallengeMessageSchema)) m: z.output<typeof AgentsWalletChallengeMessageSchema>) {
+    return this.walletProofs.issue(m.walletAddress);
   }
 
   @MessagePattern(SUBJECTS.agents.authenticateKey)

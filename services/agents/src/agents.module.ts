@@ -11,6 +11,7 @@ import { DEFAULT_PASSKEY_OPTIONS, PASSKEY_OPTIONS, type PasskeyOptions } from '.
 import { PasskeysService } from './humans/passkeys.service';
 import { SessionsService } from './humans/sessions.service';
 import { openAgentsPrisma } from './persistence/prisma';
+import { WALLET_SIGNATURE_REALM, WalletProofsService, type WalletSignatureRealm } from './wallet-proofs.service';
 
 export interface AgentsModuleOptions {
   /** Prefix of issued agent keys (`<prefix>_live_<secret>`) and session credentials (`<prefix>_session_<secret>`). */
@@ -19,6 +20,11 @@ export interface AgentsModuleOptions {
   keyRotationGraceSeconds?: number;
   /** WebAuthn relying party and session lifetimes (defaults: {@link DEFAULT_PASSKEY_OPTIONS}). */
   passkeys?: Partial<PasskeyOptions>;
+  /**
+   * The deployment wallet challenges name (`SIGNATURE_DOMAIN` and the payment chain id; default
+   * `localhost` and 84532), as the gateway's request signatures do (docs/authentication.md).
+   */
+  signatureRealm?: WalletSignatureRealm;
   /** The clock (tests move it to check expiries). */
   clock?: Clock;
 }
@@ -39,6 +45,8 @@ export class AgentsModule {
         { provide: KEY_ROTATION_GRACE_SECONDS, useValue: options.keyRotationGraceSeconds ?? AUTH_DEFAULTS.keyRotationGraceSeconds },
         { provide: PASSKEY_OPTIONS, useValue: { ...DEFAULT_PASSKEY_OPTIONS, ...options.passkeys } },
         { provide: CLOCK, useValue: options.clock ?? systemClock },
+        { provide: WALLET_SIGNATURE_REALM, useValue: options.signatureRealm ?? { domain: 'localhost', chainId: 84532 } },
+        WalletProofsService,
         AgentsService,
         AgentKeysService,
         PasskeysService,

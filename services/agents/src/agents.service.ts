@@ -16,6 +16,7 @@ import { BusClient } from '@agent-memory/platform';
 import { issueAgentKey } from './agent-key';
 import { AGENT_KEY_PREFIX, AGENTS_PRISMA } from './agent-keys.service';
 import type { AgentsPrismaClient } from './persistence/prisma';
+import { WalletProofsService } from './wallet-proofs.service';
 import { Prisma, type Agent as AgentRow } from './persistence/generated/client';
 
 /** What a wallet signature resolves to (agents.v1.find-by-wallet, agents.v1.get-wallet). */
@@ -36,13 +37,16 @@ export class AgentsService {
     @Inject(AGENTS_PRISMA) private readonly prisma: AgentsPrismaClient,
     @Inject(AGENT_KEY_PREFIX) private readonly keyPrefix: string,
     private readonly bus: BusClient,
+    private readonly walletProofs: WalletProofsService,
   ) {}
 
   /**
    * Creates an agent with its default record and first key. The wallet is the client's `walletAddress`
-   * when given (a `local`-mode client keeps its own key), otherwise a new one whose private key is
-   * returned once and never stored. A `local` agent's wallet must not be another `local` agent's: a
-   * wallet signature names exactly one agent (docs/authentication.md); VALIDATION_ERROR otherwise.
+   * when given with a `walletProof` of it ({@link WalletProofsService.consume}: the wallet's signature
+   * of a challenge issued here; a `local`-mode client keeps its own key), otherwise a new one whose
+   * private key is returned once and never stored. A `local` agent's wallet must not be another `local`
+   * agent's: a wallet signature names exactly one agent (docs/authentication.md). VALIDATION_ERROR for
+   * a missing or bad proof or a taken wallet, before anything is created.
    */
   async create(body: CreateAgentBody): Promise<CreateAgentResponse> {
     const agentId = newId('agent');
@@ -51,6 +55,9 @@ export class AgentsService {
     let walletPrivateKey: string | undefined;
     if (body.walletAddress) {
       walletAddress = getAddress(body.walletAddress);
+      // The schema requires the proof with the address; checked again here, where the wallet is bound.
+      if (!body.walletProof) throw new ValidationError('walletProof: required with walletAddress (docs/authentication.md)');
+      await this.walletProofs.consume(walletAddress, body.walletProof);
       if (body.mode === 'local' && (await this.prisma.agent.findFirst({ where: { walletAddress, mode: 'local' }, select: { id: true } }))) {
         throw new ValidationError(WALLET_TAKEN);
       }

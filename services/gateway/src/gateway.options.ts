@@ -1,3 +1,4 @@
+import type { SignatureRealm } from './auth/wallet-signature';
 import type { PaymentOptions } from './billing/payment.options';
 
 /** Billing modes (docs/billing.md): `off` records nothing, `ledger` records usage, `enforce` also requires payment (balance or Payment credential). */
@@ -14,5 +15,20 @@ export interface GatewayOptions {
   payments?: PaymentOptions;
   /** Accepted clock skew of wallet signatures, seconds (DESIGN.md §4: ±300 s). */
   signatureWindowSeconds: number;
+  /**
+   * The deployment's domain in every signed message (`SIGNATURE_DOMAIN`, docs/authentication.md); with
+   * the payment chain id it makes a wallet signature valid on this deployment only. Default `localhost`.
+   */
+  signatureDomain?: string;
 }
 export const GATEWAY_OPTIONS = Symbol('GatewayOptions');
+
+/** `SIGNATURE_DOMAIN` when none is configured (docs/configuration.md derives it from `PASSKEY_ORIGINS`). */
+export const DEFAULT_SIGNATURE_DOMAIN = 'localhost';
+/** EIP-155 chain id when no payment options are given: Base Sepolia, `PAYMENT_CHAIN_ID`'s default. */
+const DEFAULT_CHAIN_ID = 84532;
+
+/** The deployment a wallet signature must name: the configured domain and the payment chain id. */
+export function signatureRealmOf(options: Pick<GatewayOptions, 'signatureDomain' | 'payments'>): SignatureRealm {
+  return { domain: options.signatureDomain ?? DEFAULT_SIGNATURE_DOMAIN, chainId: options.payments?.chainId ?? DEFAULT_CHAIN_ID };
+}

@@ -12,7 +12,7 @@ import {
   SUBJECTS,
   UsageSummarySchema,
 } from '@agent-memory/shared';
-import { signatureMessage } from '@agent-memory/gateway';
+import { signatureMessage, type SignatureRealm } from '@agent-memory/gateway';
 import type { ApiClient, ApiResponse, E2eServer } from '@agent-memory/testing';
 
 /**
@@ -171,13 +171,17 @@ export async function settledFingerprint(server: E2eServer, watched: Watched, ti
   }
 }
 
-/** A signed `Authorization` header for one request (docs/authentication.md), optionally signed over something else than what is sent. */
+/**
+ * A signed `Authorization` header for one request on the deployment `realm` (docs/authentication.md),
+ * optionally signed over something else than what is sent.
+ */
 export async function signatureHeader(
   account: PrivateKeyAccount,
+  realm: SignatureRealm,
   request: { method: string; path: string; body?: string },
   options: { timestamp?: number; address?: string } = {},
 ): Promise<string> {
   const timestamp = options.timestamp ?? Math.floor(Date.now() / 1000);
-  const signature = await account.signMessage({ message: signatureMessage({ method: request.method, pathWithQuery: request.path, timestamp, body: request.body ?? '' }) });
+  const signature = await account.signMessage({ message: signatureMessage({ ...realm, method: request.method, pathWithQuery: request.path, timestamp, body: request.body ?? '' }) });
   return `Signature ${timestamp}:${options.address ?? account.address}:${signature}`;
 }

@@ -13,15 +13,45 @@ export type KeyEnvironment = z.infer<typeof KeyEnvironmentSchema>;
 
 export const WalletAddressSchema = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte hex address');
 
-/** POST /api/v1/agents body. `walletAddress` and `environment` are our additions (docs/api.md). */
-export const CreateAgentBodySchema = z.strictObject({
-  name: plainText(LIMITS.agentName.min, LIMITS.agentName.max),
-  mode: AgentModeSchema.default('cloud'),
-  tags: TagsSchema.default([]),
-  category: CategorySchema.default(DEFAULT_AGENT_CATEGORY),
-  walletAddress: WalletAddressSchema.optional(),
-  environment: KeyEnvironmentSchema.default('live'),
+/** A 65-byte EIP-191 signature: `0x` + 130 hex digits (`r || s || v`). */
+export const WalletSignatureSchema = z.string().regex(/^0x[0-9a-fA-F]{130}$/, 'must be a 0x-prefixed 65-byte hex signature');
+
+/** Longest wallet challenge message (an EIP-4361 message of ~400 characters; docs/authentication.md). */
+const MAX_WALLET_CHALLENGE_MESSAGE = 2048;
+
+/**
+ * Proof that the client holds `walletAddress`'s private key: the EIP-4361 (SIWE) message answered by
+ * `POST /api/v1/agents/wallet-challenge`, unchanged, and the wallet's EIP-191 signature of it.
+ */
+export const WalletProofSchema = z.strictObject({
+  message: z.string().min(1).max(MAX_WALLET_CHALLENGE_MESSAGE),
+  signature: WalletSignatureSchema,
 });
+export type WalletProof = z.infer<typeof WalletProofSchema>;
+
+/**
+ * POST /api/v1/agents body. `walletAddress`, `walletProof` and `environment` are our additions
+ * (docs/api.md). A client-supplied `walletAddress` is bound only with a `walletProof` of it
+ * (docs/authentication.md, "Binding your own wallet"); without one the service generates a wallet.
+ */
+export const CreateAgentBodySchema = z
+  .strictObject({
+    name: plainText(LIMITS.agentName.min, LIMITS.agentName.max),
+    mode: AgentModeSchema.default('cloud'),
+    tags: TagsSchema.default([]),
+    category: CategorySchema.default(DEFAULT_AGENT_CATEGORY),
+    walletAddress: WalletAddressSchema.optional(),
+    walletProof: WalletProofSchema.optional(),
+    environment: KeyEnvironmentSchema.default('live'),
+  })
+  .superRefine((body, ctx) => {
+    if (body.walletAddress !== undefined && body.walletProof === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['walletProof'], message: 'required with walletAddress: sign the message of POST /api/v1/agents/wallet-challenge with that wallet (docs/authentication.md)' });
+    }
+    if (body.walletProof !== undefined && body.walletAddress === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['walletAddress'], message: 'required with walletProof' });
+    }
+  });
 export type CreateAgentBody = z.infer<typeof CreateAgentBodySchema>;
 
 /** Create-agent response data: the key and (if generated) the wallet's private key are shown once. */
@@ -57,8 +87,23 @@ export const PrincipalSchema = z.object({
 });
 export type Principal = z.infer<typeof PrincipalSchema>;
 
+/** POST /api/v1/agents/wallet-challenge body: the wallet to prove. */
+export const WalletChallengeBodySchema = z.strictObject({ walletAddress: WalletAddressSchema });
+
+/**
+ * POST /api/v1/agents/wallet-challenge answer: the EIP-4361 message to sign (it names this deployment's
+ * domain and chain id, the wallet, a single-use nonce and its expiry), its nonce and expiry.
+ */
+export const WalletChallengeResponseSchema = z.object({
+  message: z.string(),
+  nonce: z.string(),
+  expiresAt: TimestampSchema,
+});
+export type WalletChallengeResponse = z.infer<typeof WalletChallengeResponseSchema>;
+
 // --- bus messages (agents.v1.*) ---
 export const AgentsCreateMessageSchema = z.object({ body: CreateAgentBodySchema });
+export const AgentsWalletChallengeMessageSchema = WalletChallengeBodySchema;
 export const AgentsGetMessageSchema = z.object({ agentId: AgentIdSchema });
 export const AgentsAuthenticateKeyMessageSchema = z.object({ agentKey: z.string().min(1).max(512) });
 export const AgentsAuthenticateKeyReplySchema = PrincipalSchema;

@@ -18,6 +18,8 @@ export const AUTH_DEFAULTS = {
   passkeySessionTtlSeconds: 12 * 60 * 60,
   /** Lifetime of a WebAuthn challenge, seconds (5 min; the `timeout` sent to the browser is the same). */
   webauthnChallengeTtlSeconds: 5 * 60,
+  /** Lifetime of a wallet challenge (proof of wallet possession on create agent), seconds (5 min). */
+  walletChallengeTtlSeconds: 5 * 60,
 } as const;
 
 export const AgentKeyIdSchema = z.string().regex(idPattern('agentKey'), 'must be a key id (key_...)');

@@ -15,15 +15,16 @@ import {
   UnauthorizedError,
 } from '@agent-memory/shared';
 import { BusClient } from '@agent-memory/platform';
-import { GATEWAY_OPTIONS, type GatewayOptions } from '../gateway.options';
+import { GATEWAY_OPTIONS, type GatewayOptions, signatureRealmOf } from '../gateway.options';
 import { REPLAY_CACHE, type ReplayCache } from './replay-cache';
 import type { GatewayRequest } from './request-context';
-import { parseSignatureHeader, signatureMessage, verifyWalletSignature } from './wallet-signature';
+import { parseSignatureHeader, signatureMessage, type SignatureRealm, verifyWalletSignature } from './wallet-signature';
 
 /**
  * The replay-cache key of a signed request: `sig:<wallet, lower case>:<hex SHA-256 of the signed
- * message>`. The message binds method, path, timestamp and body, so the same request signed by the same
- * wallet is single-use whatever bytes its signature has (docs/authentication.md, "Wallet signatures").
+ * message>`. The message binds deployment, method, path, timestamp and body, so the same request
+ * signed by the same wallet is single-use whatever bytes its signature has (docs/authentication.md,
+ * "Wallet signatures").
  */
 export function replayKeyOf(walletAddress: string, message: string): string {
   return `sig:${walletAddress.toLowerCase()}:${createHash('sha256').update(message, 'utf8').digest('hex')}`;
@@ -34,8 +35,8 @@ export function replayKeyOf(walletAddress: string, message: string): string {
  * request acts for. Guards decide which methods a route accepts; this class holds the rules:
  *
  * - agent key: the agents service compares the key's SHA-256 (malformed, unknown, revoked, expired: 401);
- * - wallet signature: the timestamp within ±window, the EIP-191 signature of this exact request
- *   ({@link signatureMessage}) by the wallet in the header, the wallet is a `local`-mode agent's (a
+ * - wallet signature: the timestamp within ±window, the EIP-191 signature of this exact request on
+ *   this deployment ({@link signatureMessage}: configured domain and chain id) by the wallet in the header, the wallet is a `local`-mode agent's (a
  *   `cloud` agent's wallet: 403), the signature in its canonical encoding, and the signed message not
  *   seen before ({@link replayKeyOf}; replay cache, shared by replicas);
  * - passkey session: the agents service compares the token's SHA-256 (unknown, expired, signed out: 401);
@@ -47,7 +48,12 @@ export class AgentAuthenticator {
     private readonly bus: BusClient,
     @Inject(REPLAY_CACHE) private readonly replays: ReplayCache,
     @Inject(GATEWAY_OPTIONS) private readonly options: GatewayOptions,
-  ) {}
+  ) {
+    this.realm = signatureRealmOf(options);
+  }
+
+  /** The deployment every accepted signature must name (domain and chain id). */
+  private readonly realm: SignatureRealm;
 
   /** `Bearer <agent key>` → the key's agent. */
   async byAgentKey(agentKey: string): Promise<Principal> {
@@ -60,7 +66,7 @@ export class AgentAuthenticator {
     if (!header) throw new UnauthorizedError('Invalid Authorization header: expected "Signature <timestamp>:<walletAddress>:<signature>"');
     const window = this.options.signatureWindowSeconds;
     if (Math.abs(Date.now() / 1000 - header.timestamp) > window) throw new UnauthorizedError(`Signature timestamp is outside the ±${window} s window`);
-    const message = signatureMessage({ method: req.method, pathWithQuery: req.url, timestamp: header.timestamp, body: req.rawBody ?? '' });
+    const message = signatureMessage({ ...this.realm, method: req.method, pathWithQuery: req.url, timestamp: header.timestamp, body: req.rawBody ?? '' });
     if (!(await verifyWalletSignature(header.walletAddress, message, header.signature))) throw new UnauthorizedError('Invalid signature');
     let agent;
     try {

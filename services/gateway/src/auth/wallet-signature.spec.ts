@@ -13,10 +13,12 @@ function docBlock(name: string): string {
   return m[1] as string;
 }
 
-// The documented example: Anvil/Hardhat test account #0, 2026-01-01T00:00:00Z.
+// The documented example: Anvil/Hardhat test account #0, 2026-01-01T00:00:00Z, a deployment at
+// memory.example.com taking payments on Base (chain id 8453).
 const PRIVATE_KEY = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
 const TIMESTAMP = 1767225600;
 const PATH = '/api/v1/records/rec_4mQ8vT2nXb7LpR9sK3dW1a/remember';
+const REALM = { domain: 'memory.example.com', chainId: 8453 };
 
 describe('wallet signature: the worked example of docs/authentication.md', () => {
   const account = privateKeyToAccount(PRIVATE_KEY);
@@ -24,14 +26,15 @@ describe('wallet signature: the worked example of docs/authentication.md', () =>
 
   it('builds the documented message byte for byte', () => {
     expect(body).toBe('{"content":"The deploy key rotates every Monday.","path":"ops/deploy"}');
-    const message = signatureMessage({ method: 'POST', pathWithQuery: PATH, timestamp: TIMESTAMP, body });
+    const message = signatureMessage({ ...REALM, method: 'POST', pathWithQuery: PATH, timestamp: TIMESTAMP, body });
     expect(message).toBe(docBlock('message'));
     expect(message.endsWith('\n')).toBe(false);
+    expect(message.split('\n').slice(0, 3)).toEqual(['agent-memory request signature v2', 'domain: memory.example.com', 'chain-id: 8453']);
     expect(message).toContain(`body-sha256: ${createHash('sha256').update(body).digest('hex')}`);
   });
 
   it('signs it with viem into the documented header, which the server verifies', async () => {
-    const message = signatureMessage({ method: 'POST', pathWithQuery: PATH, timestamp: TIMESTAMP, body });
+    const message = signatureMessage({ ...REALM, method: 'POST', pathWithQuery: PATH, timestamp: TIMESTAMP, body });
     const signature = await account.signMessage({ message });
     const header = `Signature ${TIMESTAMP}:${account.address}:${signature}`;
     expect(header).toBe(docBlock('header'));
@@ -41,13 +44,16 @@ describe('wallet signature: the worked example of docs/authentication.md', () =>
   });
 
   it('no longer verifies when any bound part changes', async () => {
-    const message = signatureMessage({ method: 'POST', pathWithQuery: PATH, timestamp: TIMESTAMP, body });
+    const message = signatureMessage({ ...REALM, method: 'POST', pathWithQuery: PATH, timestamp: TIMESTAMP, body });
     const signature = await account.signMessage({ message });
     const variants = [
-      signatureMessage({ method: 'PUT', pathWithQuery: PATH, timestamp: TIMESTAMP, body }),
-      signatureMessage({ method: 'POST', pathWithQuery: `${PATH}?x=1`, timestamp: TIMESTAMP, body }),
-      signatureMessage({ method: 'POST', pathWithQuery: PATH, timestamp: TIMESTAMP + 1, body }),
-      signatureMessage({ method: 'POST', pathWithQuery: PATH, timestamp: TIMESTAMP, body: body.replace('Monday', 'Friday') }),
+      // the same request on another deployment: another domain, or another chain
+      signatureMessage({ domain: 'memory.example.org', chainId: REALM.chainId, method: 'POST', pathWithQuery: PATH, timestamp: TIMESTAMP, body }),
+      signatureMessage({ domain: REALM.domain, chainId: 84532, method: 'POST', pathWithQuery: PATH, timestamp: TIMESTAMP, body }),
+      signatureMessage({ ...REALM, method: 'PUT', pathWithQuery: PATH, timestamp: TIMESTAMP, body }),
+      signatureMessage({ ...REALM, method: 'POST', pathWithQuery: `${PATH}?x=1`, timestamp: TIMESTAMP, body }),
+      signatureMessage({ ...REALM, method: 'POST', pathWithQuery: PATH, timestamp: TIMESTAMP + 1, body }),
+      signatureMessage({ ...REALM, method: 'POST', pathWithQuery: PATH, timestamp: TIMESTAMP, body: body.replace('Monday', 'Friday') }),
     ];
     for (const variant of variants) expect(await verifyWalletSignature(account.address, variant, signature)).toBe(false);
   });
@@ -81,7 +87,7 @@ function malleated(signature: `0x${string}`): { lowV: `0x${string}`; highS: `0x$
 
 describe('wallet signature: one accepted encoding, one use per message', () => {
   const account = privateKeyToAccount(PRIVATE_KEY);
-  const message = signatureMessage({ method: 'POST', pathWithQuery: '/api/v1/agents/keys/rotate', timestamp: TIMESTAMP, body: '' });
+  const message = signatureMessage({ ...REALM, method: 'POST', pathWithQuery: '/api/v1/agents/keys/rotate', timestamp: TIMESTAMP, body: '' });
 
   it('refuses the v=00/01 and high-s spellings of a valid signature', async () => {
     const signature = await account.signMessage({ message });

@@ -2,15 +2,30 @@ import { createHash } from 'node:crypto';
 import { getAddress, isAddress, verifyMessage } from 'viem';
 
 /**
- * The message a wallet signs to authenticate one request (`Authorization: Signature
- * <timestamp>:<walletAddress>:<signature>`, DESIGN.md §4; documented in docs/authentication.md). It
- * binds method, path with query, timestamp (Unix seconds) and the SHA-256 of the raw body, so a
- * signature cannot be moved to another request. Signed with EIP-191 `personal_sign`.
+ * The deployment a wallet signature is valid on (docs/authentication.md, "The signed message"): the
+ * configured `SIGNATURE_DOMAIN` (an RFC 3986 authority such as `memory.example.com`, as EIP-4361's
+ * `domain`; never the request's `Host` header, which the sender chooses) and the EIP-155 chain id of
+ * the deployment's payments (`PAYMENT_CHAIN_ID`). Both are in every signed message, so a signature
+ * captured on one deployment is refused by any other.
  */
-export function signatureMessage(input: { method: string; pathWithQuery: string; timestamp: number; body: Buffer | string }): string {
+export interface SignatureRealm {
+  domain: string;
+  chainId: number;
+}
+
+/**
+ * The message a wallet signs to authenticate one request (`Authorization: Signature
+ * <timestamp>:<walletAddress>:<signature>`; documented byte for byte in docs/authentication.md). It
+ * binds the deployment (domain and chain id), method, path with query, timestamp (Unix seconds) and the
+ * SHA-256 of the raw body, so a signature cannot be moved to another request or another deployment.
+ * Signed with EIP-191 `personal_sign`.
+ */
+export function signatureMessage(input: SignatureRealm & { method: string; pathWithQuery: string; timestamp: number; body: Buffer | string }): string {
   const bodyHash = createHash('sha256').update(input.body).digest('hex');
   return [
-    'agent-memory request signature v1',
+    'agent-memory request signature v2',
+    `domain: ${input.domain}`,
+    `chain-id: ${input.chainId}`,
     `method: ${input.method.toUpperCase()}`,
     `path: ${input.pathWithQuery}`,
     `timestamp: ${input.timestamp}`,

@@ -11,11 +11,13 @@ import {
   RememberBodySchema,
   RotateKeyBodySchema,
   UpdateRecordBodySchema,
+  WalletChallengeBodySchema,
   WriteFileBodySchema,
 } from '@agent-memory/shared';
 
 /** DTO classes generated from the shared zod schemas: the OpenAPI document's request bodies. */
 export class CreateAgentDto extends createZodDto(CreateAgentBodySchema) {}
+export class WalletChallengeDto extends createZodDto(WalletChallengeBodySchema) {}
 export class CreateRecordDto extends createZodDto(CreateRecordBodySchema) {}
 export class UpdateRecordDto extends createZodDto(UpdateRecordBodySchema) {}
 export class RememberDto extends createZodDto(RememberBodySchema) {}
