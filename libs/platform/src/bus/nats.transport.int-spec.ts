@@ -14,7 +14,7 @@ import { DomainError } from '@agent-memory/shared';
 import { generateBusCredentials, startNatsServer, type TestInfraServer } from '@agent-memory/testing';
 import { connectMicroserviceWith } from '../ops/hybrid-microservice';
 import { BusClient } from './bus-client';
-import { currentBusHeaders, runWithBusHeaders, setBusPrincipal } from './bus-context';
+import { BUS_REPLY_GRACE_MS, currentBusHeaders, runWithBusHeaders, setBusPrincipal } from './bus-context';
 import { BusSigner, BusVerifier } from './bus-signature';
 import { DrainingNatsServer, JetStreamEventServer, NatsBusClient, NatsBusContextInterceptor } from './nats.transport';
 
@@ -26,6 +26,11 @@ class EchoHandler {
   echo(@Payload() data: { text: string }) {
     const h = currentBusHeaders();
     return { text: data.text, requestId: h?.requestId, agentId: h?.agentId ?? null, keyEnvironment: h?.keyEnvironment ?? null };
+  }
+
+  @MessagePattern('test.v1.deadline')
+  deadline() {
+    return { deadline: currentBusHeaders()?.deadline ?? null };
   }
 
   @MessagePattern('test.v1.slow')
@@ -73,6 +78,18 @@ afterAll(async () => {
 });
 
 describe('NATS request/reply', () => {
+  it('carries the request deadline (now + the request timeout) to the handler', async () => {
+    const app = await startService(nats.url, false);
+    try {
+      const before = Date.now();
+      const { deadline } = await bus.request('test.v1.deadline', {}, z.object({ deadline: z.number().nullable() }));
+      expect(deadline).toBeGreaterThanOrEqual(before + 2_000);
+      expect(deadline).toBeLessThanOrEqual(Date.now() + 2_000);
+    } finally {
+      await app.close();
+    }
+  });
+
   it('carries the correlation id in NATS headers to the handler', async () => {
     const app = await startService(nats.url, false);
     try {
@@ -100,7 +117,8 @@ describe('NATS request/reply', () => {
   it('fails with INTERNAL_ERROR after the timeout when the handler is too slow', async () => {
     const app = await startService(nats.url, false);
     try {
-      await expect(bus.request('test.v1.slow', { ms: 3_000 }, z.unknown())).rejects.toMatchObject({ code: 'INTERNAL_ERROR', message: expect.stringMatching(/in time/) });
+      // the client waits the request timeout (2 s) plus BUS_REPLY_GRACE_MS for a late "not applied" reply
+      await expect(bus.request('test.v1.slow', { ms: 2_000 + BUS_REPLY_GRACE_MS + 1_000 }, z.unknown())).rejects.toMatchObject({ code: 'INTERNAL_ERROR', message: expect.stringMatching(/in time/) });
     } finally {
       await app.close();
     }

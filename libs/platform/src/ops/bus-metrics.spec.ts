@@ -7,6 +7,7 @@ import { TimeoutError } from 'rxjs';
 import { z } from 'zod';
 import { DomainError, NotFoundError } from '@agent-memory/shared';
 import { BUS_REQUEST_TIMEOUT_MS, BUS_TRANSPORT_CLIENT, BusClient, busTransportErrorKind } from '../bus/bus-client';
+import { BUS_REPLY_GRACE_MS } from '../bus/bus-context';
 import { InProcessBus, InProcessClient, InProcessServer } from '../bus/in-process.transport';
 import { RpcDomainExceptionFilter } from '../bus/rpc-exception.filter';
 import { BusMetricsInterceptor } from './bus-metrics.interceptor';
@@ -30,7 +31,7 @@ class TestHandlers {
 
   @MessagePattern(subjects.slow)
   async slow() {
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await new Promise((resolve) => setTimeout(resolve, 100 + BUS_REPLY_GRACE_MS + 300)); // past the timeout and its grace
     return { text: 'late' };
   }
 
