@@ -1,0 +1,30 @@
+import { ServiceOptionsEnvSchema, serviceOptionsFromEnv } from './service-options';
+
+/** The deployment's signature domain (docs/configuration.md, `SIGNATURE_DOMAIN`). */
+describe('SIGNATURE_DOMAIN', () => {
+  const options = (env: Record<string, string>, port = 8080) => serviceOptionsFromEnv(ServiceOptionsEnvSchema.parse(env), { port });
+
+  it('defaults to the host (with port) of the first passkey origin, itself http://localhost:<PORT> by default', () => {
+    expect(options({}, 9000).signatureDomain).toBe('localhost:9000');
+    expect(options({ PASSKEY_ORIGINS: 'https://Memory.Example.com, https://other.example.com' }).signatureDomain).toBe('memory.example.com');
+    expect(options({ PASSKEY_ORIGINS: 'https://memory.example.com:8443' }).signatureDomain).toBe('memory.example.com:8443');
+  });
+
+  it('takes a configured host name, IPv4 address or localhost, in lower case; with the payment chain id', () => {
+    const o = options({ SIGNATURE_DOMAIN: 'API.Memory.Example.com', PAYMENT_CHAIN_ID: '8453', PASSKEY_ORIGINS: 'https://dashboard.example.com' });
+    expect([o.signatureDomain, o.payments.chainId]).toEqual(['api.memory.example.com', 8453]);
+    expect(options({ SIGNATURE_DOMAIN: '10.0.0.7:8080' }).signatureDomain).toBe('10.0.0.7:8080');
+    expect(options({ SIGNATURE_DOMAIN: 'localhost' }).signatureDomain).toBe('localhost');
+  });
+
+  it('refuses what cannot be an EIP-4361 domain: a URL, a path, a single label, a bad address', () => {
+    for (const bad of ['https://memory.example.com', 'memory.example.com/api', 'intranet', '300.1.1.1', 'memory.example.c0m', '']) {
+      expect(() => ServiceOptionsEnvSchema.parse({ SIGNATURE_DOMAIN: bad })).toThrow();
+    }
+  });
+
+  it('asks for SIGNATURE_DOMAIN when the passkey origin host cannot be its default', () => {
+    expect(() => options({ PASSKEY_ORIGINS: 'http://intranet:8080' })).toThrow(/SIGNATURE_DOMAIN: not set/);
+    expect(options({ PASSKEY_ORIGINS: 'http://intranet:8080', SIGNATURE_DOMAIN: 'memory.example.com' }).signatureDomain).toBe('memory.example.com');
+  });
+});
