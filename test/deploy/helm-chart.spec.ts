@@ -9,6 +9,10 @@ const RELEASE = 'am';
 const fullname = `${RELEASE}-agent-memory`;
 const SECRET_KEYS = ['DATABASE_URL', 'REDIS_URL', 'S3_ACCESS_KEY', 'S3_SECRET_KEY', 'QDRANT_API_KEY', 'PAYMENT_SECRET_KEY', 'PAYMENT_SETTLER_PRIVATE_KEY'];
 
+/** Secret keys of the bus credentials: a NATS password per process and the gateway's signing key pair. */
+const natsPasswordKey = (svc: string) => `NATS_PASSWORD_${svc.toUpperCase().replace(/-/g, '_')}`;
+const BUS_SECRET_KEYS = ['BUS_SIGNING_PRIVATE_KEY', 'BUS_SIGNING_PUBLIC_KEY', ...SERVICES.map(natsPasswordKey)];
+
 /** Port name and number of a process: the gateway serves everything on http 8080, the others on ops 9090. */
 const portOf = (svc: string) => (svc === 'gateway' ? { name: 'http', port: 8080 } : { name: 'ops', port: 9090 });
 
@@ -52,6 +56,12 @@ function expectHardenedDeployment(objects: K8sObject[], svc: string, secretName:
     expect(env[key].value).toBeUndefined();
   }
   for (const optional of ['QDRANT_API_KEY', 'PAYMENT_SETTLER_PRIVATE_KEY']) expect(env[optional].valueFrom.secretKeyRef.optional).toBe(true);
+  // its own NATS user and password; the signing key only for the gateway, the public half for the others
+  expect(env.NATS_USER).toEqual({ name: 'NATS_USER', value: svc });
+  expect(env.NATS_PASSWORD.valueFrom.secretKeyRef).toEqual({ name: secretName, key: natsPasswordKey(svc) });
+  const [has, hasNot] = svc === 'gateway' ? ['BUS_SIGNING_PRIVATE_KEY', 'BUS_SIGNING_PUBLIC_KEY'] : ['BUS_SIGNING_PUBLIC_KEY', 'BUS_SIGNING_PRIVATE_KEY'];
+  expect(env[has].valueFrom.secretKeyRef).toEqual({ name: secretName, key: has });
+  expect(env[hasNot]).toBeUndefined();
   expect(env.PAYMENT_SECRET_KEY.valueFrom.secretKeyRef.optional).toBeUndefined();
   expect(dep.spec.template.metadata.annotations['checksum/config']).toMatch(/^[0-9a-f]{64}$/);
 
@@ -121,7 +131,7 @@ describe('helm chart: default values (development)', () => {
     const secret = find(objects, 'Secret', `${fullname}-secret`);
     expect(secret.metadata.annotations?.['helm.sh/hook']).toBe('pre-install,pre-upgrade');
     expect(Number(secret.metadata.annotations?.['helm.sh/hook-weight'])).toBeLessThan(Number(job.metadata.annotations?.['helm.sh/hook-weight'] ?? 0));
-    expect(Object.keys(secret.stringData).sort()).toEqual(['DATABASE_URL', 'PAYMENT_SECRET_KEY', 'REDIS_URL', 'S3_ACCESS_KEY', 'S3_SECRET_KEY']);
+    expect(Object.keys(secret.stringData).sort()).toEqual(['DATABASE_URL', 'PAYMENT_SECRET_KEY', 'REDIS_URL', 'S3_ACCESS_KEY', 'S3_SECRET_KEY', ...BUS_SECRET_KEYS].sort());
   });
 
   it('puts the non-secret settings in the ConfigMap and no secret in it', () => {
@@ -280,5 +290,82 @@ describe('helm chart: values are validated and merged as documented', () => {
     expect(records.resources).toEqual({ requests: { cpu: '100m', memory: '256Mi' }, limits: { cpu: '1', memory: '2Gi' } });
     const billing = find(objects, 'Deployment', `${fullname}-billing`).spec.template.spec.containers[0];
     expect(billing.env).toEqual(expect.arrayContaining([{ name: 'FOO', value: 'bar' }]));
+  });
+});
+
+/** The rules of a NetworkPolicy's egress as `port/protocol` lists, one per rule, plus the rule's peers. */
+const egressOf = (policy: K8sObject) =>
+  (policy.spec.egress as Array<{ ports: Array<{ port: number; protocol: string }>; to?: unknown[] }>).map((r) => ({ ports: r.ports.map((p) => `${p.port}/${p.protocol}`), to: r.to }));
+
+describe('helm chart: network policy', () => {
+  const DNS = { ports: ['53/UDP', '53/TCP'], to: undefined };
+  const PORTS = { nats: ['4222/TCP'], postgres: ['5432/TCP'], redis: ['6379/TCP'], s3: ['443/TCP', '9000/TCP'], qdrant: ['6333/TCP', '6334/TCP'] };
+  const USES: Record<string, Array<keyof typeof PORTS>> = {
+    gateway: ['nats', 'redis'],
+    agents: ['nats', 'postgres'],
+    records: ['nats', 'postgres'],
+    billing: ['nats', 'postgres'],
+    memory: ['nats', 'postgres', 'redis', 's3', 'qdrant'],
+    'memory-worker': ['nats', 'postgres', 'redis', 's3', 'qdrant'],
+    files: ['nats', 'postgres', 'redis', 's3'],
+  };
+  let objects: K8sObject[];
+  beforeAll(() => {
+    objects = render(RELEASE);
+  });
+
+  it.each(SERVICES)('%s: selects exactly its pods and denies what it does not list, both ways', (svc) => {
+    const policy = find(objects, 'NetworkPolicy', `${fullname}-${svc}`);
+    expect(policy.apiVersion).toBe('networking.k8s.io/v1');
+    expect(policy.spec.podSelector.matchLabels).toEqual(find(objects, 'Deployment', `${fullname}-${svc}`).spec.selector.matchLabels);
+    expect(policy.spec.policyTypes).toEqual(['Ingress', 'Egress']);
+  });
+
+  it('opens the gateway\'s HTTP port to anyone and the services\' ops ports to the cluster\'s pods only', () => {
+    for (const svc of SERVICES) {
+      const ingress = find(objects, 'NetworkPolicy', `${fullname}-${svc}`).spec.ingress;
+      expect(ingress).toHaveLength(1);
+      expect(ingress[0].ports).toEqual([{ port: portOf(svc).name, protocol: 'TCP' }]);
+      if (svc === 'gateway') expect(ingress[0].from).toBeUndefined();
+      else expect(ingress[0].from).toEqual([{ namespaceSelector: {} }]);
+    }
+  });
+
+  it.each(SERVICES)('%s: egress only to DNS, NATS and the stores it uses (the gateway also to HTTPS for payment settlement)', (svc) => {
+    const expected = [DNS, ...USES[svc]!.map((d) => ({ ports: PORTS[d], to: undefined }))];
+    if (svc === 'gateway') expected.push({ ports: ['443/TCP'], to: undefined });
+    expect(egressOf(find(objects, 'NetworkPolicy', `${fullname}-${svc}`))).toEqual(expected);
+  });
+
+  it('narrows peers as the values say (production: ops from monitoring, NATS in messaging)', () => {
+    const prod = render(RELEASE, [PRODUCTION_VALUES]);
+    for (const svc of SERVICES) {
+      const policy = find(prod, 'NetworkPolicy', `${fullname}-${svc}`);
+      if (svc !== 'gateway') expect(policy.spec.ingress[0].from).toEqual([{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } }]);
+      expect(egressOf(policy)[1]).toEqual({ ports: ['4222/TCP'], to: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'messaging' } } }] });
+    }
+  });
+
+  it('renders none when disabled, and none for a disabled process', () => {
+    expect(render(RELEASE, [], ['--set', 'networkPolicy.enabled=false']).filter((o) => o.kind === 'NetworkPolicy')).toEqual([]);
+    const withoutFiles = render(RELEASE, [], ['--set', 'services.files.enabled=false']);
+    expect(withoutFiles.filter((o) => o.kind === 'NetworkPolicy').map((o) => o.metadata.name)).not.toContain(`${fullname}-files`);
+  });
+
+  it('refuses unknown keys and non-numeric ports', () => {
+    withValuesFile('networkPolicy:\n  egressAll: true\n', (file) => expect(helm(['lint', '--strict', CHART, '-f', file]).status).not.toBe(0));
+    withValuesFile('networkPolicy:\n  dependencies:\n    nats: { ports: [nats], to: [] }\n', (file) => expect(helm(['lint', '--strict', CHART, '-f', file]).status).not.toBe(0));
+  });
+});
+
+describe('helm chart: bus credentials', () => {
+  it('fails to render without a NATS password or the signing key in the dev Secret', () => {
+    for (const key of ['NATS_PASSWORD_MEMORY_WORKER', 'BUS_SIGNING_PRIVATE_KEY']) {
+      withValuesFile(`devSecret:\n  ${key}: ""\n`, (file) => {
+        const res = helm(['template', RELEASE, CHART, '-f', file]);
+        expect(res.status).not.toBe(0);
+        expect(res.stderr).toContain(`devSecret.${key} is empty`);
+      });
+    }
   });
 });

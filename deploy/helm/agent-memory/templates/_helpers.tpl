@@ -145,3 +145,37 @@ imagePullSecrets:
 securityContext:
   {{- toYaml .Values.podSecurityContext | nindent 2 }}
 {{- end -}}
+
+{{/* Secret keys of the bus credentials: a NATS password per process, and the gateway's signing key pair. */}}
+{{- define "agent-memory.busSecretKeys" -}}
+{{- $keys := list "BUS_SIGNING_PRIVATE_KEY" "BUS_SIGNING_PUBLIC_KEY" -}}
+{{- range $name := keys .Values.services | sortAlpha -}}
+{{- $keys = append $keys (include "agent-memory.natsPasswordKey" $name) -}}
+{{- end -}}
+{{- toJson $keys -}}
+{{- end -}}
+
+{{/* Secret key of the NATS password of process <name>: NATS_PASSWORD_<NAME> (as deploy/nats/agent-memory.conf reads it). */}}
+{{- define "agent-memory.natsPasswordKey" -}}
+{{- printf "NATS_PASSWORD_%s" (. | upper | replace "-" "_") -}}
+{{- end -}}
+
+{{/*
+Bus credentials of one process (docs/deployment.md, "NATS users"): its NATS user and password, and
+the gateway's signing key (gateway) or its public half (every other process). Argument: dict "root" $ "name" <service>.
+*/}}
+{{- define "agent-memory.busEnv" -}}
+{{- $secret := include "agent-memory.secretName" .root -}}
+- name: NATS_USER
+  value: {{ .name | quote }}
+- name: NATS_PASSWORD
+  valueFrom:
+    secretKeyRef:
+      name: {{ $secret }}
+      key: {{ include "agent-memory.natsPasswordKey" .name }}
+- name: {{ ternary "BUS_SIGNING_PRIVATE_KEY" "BUS_SIGNING_PUBLIC_KEY" (eq .name "gateway") }}
+  valueFrom:
+    secretKeyRef:
+      name: {{ $secret }}
+      key: {{ ternary "BUS_SIGNING_PRIVATE_KEY" "BUS_SIGNING_PUBLIC_KEY" (eq .name "gateway") }}
+{{- end -}}
