@@ -10,6 +10,7 @@ import { configureGatewayApp, createGatewayHttpAdapter, GatewayModule, inMemoryR
 import { MemoryModule } from '@agent-memory/memory';
 import { BusMetricsInterceptor, busLogFields, BusPrincipalInterceptor, connectMicroserviceWith, InProcessBus, InProcessServer, OpsModule, PlatformModule } from '@agent-memory/platform';
 import { RecordsModule } from '@agent-memory/records';
+import { preparePrivateDataDirectory } from './data-directory';
 import type { StandaloneConfig } from './standalone.config';
 
 @Module({})
@@ -63,6 +64,8 @@ export interface StandaloneOverrides {
  * in-process bus, on embedded adapters under `config.dataDir`. Call `listen` on the result to serve.
  */
 export async function createStandaloneApp(config: StandaloneConfig, overrides: StandaloneOverrides = {}): Promise<NestFastifyApplication> {
+  // Before anything under the data directory is opened: 0700 directories, 0600 files (umask, and tightening).
+  await preparePrivateDataDirectory(config.dataDir);
   const bus = new InProcessBus();
   const app = await NestFactory.create<NestFastifyApplication>(StandaloneModule.forRoot(config, bus, overrides), createGatewayHttpAdapter(), {
     bufferLogs: true,

@@ -22,6 +22,7 @@ export * from './jobs/bullmq.job-queue';
 export * from './validation/message.pipe';
 export * from './validation/zod-format';
 export * from './hashing';
+export * from './private-files';
 export * from './platform.module';
 export * from './idempotency/idempotency';
 export * from './idempotency/idempotency-cleanup';

@@ -3,10 +3,14 @@ import { mkdir, open, readdir, readFile, rename, rm, unlink } from 'node:fs/prom
 import { dirname, join, relative } from 'node:path';
 import { assertBlobKey, type BlobStore } from './blob-store.port';
 
+/** Modes of what the store creates: owner only, whatever the process umask (docs/deployment.md, "The data directory"). */
+const DIRECTORY_MODE = 0o700;
+const FILE_MODE = 0o600;
+
 /**
  * Standalone {@link BlobStore}: one file per key under `root`. Writes go to a temporary file that is
  * fsynced and renamed into place, so an acknowledged write survives a crash and a torn write is never
- * visible.
+ * visible. Directories are created 0700 and files 0600.
  */
 export class FilesystemBlobStore implements BlobStore {
   constructor(private readonly root: string) {}
@@ -18,9 +22,9 @@ export class FilesystemBlobStore implements BlobStore {
 
   async put(key: string, data: Buffer): Promise<void> {
     const target = this.pathOf(key);
-    await mkdir(dirname(target), { recursive: true });
+    await mkdir(dirname(target), { recursive: true, mode: DIRECTORY_MODE });
     const tmp = `${target}.${randomUUID()}.tmp`;
-    const handle = await open(tmp, 'w');
+    const handle = await open(tmp, 'w', FILE_MODE);
     try {
       await handle.writeFile(data);
       await handle.sync();

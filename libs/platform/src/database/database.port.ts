@@ -9,6 +9,16 @@ export interface Database {
   prismaAdapter(schema: string): SqlDriverAdapterFactory;
   /** Applies the pending migrations of `schema` from `dir` (see `migrate`). */
   migrate(schema: string, dir: string): Promise<void>;
+  /**
+   * Erases deleted rows from the files (docs/deployment.md, "Forgotten content and the database files"):
+   * rewrites each of `tables` (schema-qualified, e.g. `memory.memories`; `VACUUM FULL`, so the old
+   * relation file with its dead tuples is dropped) and forces a checkpoint. Standalone (PGlite) also
+   * switches to a new WAL segment first and never recycles old ones, so the segments that logged the
+   * deleted rows are removed. Cluster: the WAL is the operator's (archiving, replicas); a checkpoint the
+   * role may not run is skipped. Takes an exclusive lock on each table while it runs (milliseconds for
+   * small tables). Throws on an unknown table.
+   */
+  reclaim(tables: readonly string[]): Promise<void>;
   /** Readiness check (`/readyz`'s `database`): one round trip to the database. Throws when it does not answer or is closed. */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -2,6 +2,7 @@ import { Pool, type PoolClient } from 'pg';
 import { PrismaPg } from '@prisma/adapter-pg';
 import type { SqlDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import type { Database } from './database.port';
+import { quoteTable } from './pglite.database';
 import { migrate, type MigrationReport } from './migrate';
 import type { SqlExecutor } from './sql-executor';
 
@@ -61,6 +62,19 @@ export class PgDatabase implements Database {
     } finally {
       client.release();
     }
+  }
+
+  /**
+   * `VACUUM FULL` of each table (its old relation file is truncated at commit and unlinked at the next
+   * checkpoint), then `CHECKPOINT` when the role may run it (superuser or `pg_checkpoint`); otherwise the
+   * server's own next checkpoint (`checkpoint_timeout`) finishes the job. WAL segments, archives and
+   * replicas stay the operator's concern (docs/deployment.md, "Forgotten content and the database files").
+   */
+  async reclaim(tables: readonly string[]): Promise<void> {
+    for (const table of tables) await this.pool.query(`VACUUM FULL ${quoteTable(table)}`);
+    await this.pool.query('CHECKPOINT').catch((err: { code?: string }) => {
+      if (err.code !== '42501') throw err; // insufficient_privilege
+    });
   }
 
   /** Readiness check: one round trip. Throws when the server is unreachable. */

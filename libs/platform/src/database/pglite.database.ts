@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
 import type { SqlDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
+import { PRIVATE_DIRECTORY_MODE, tightenPrivateTree } from '../private-files';
 import type { Database } from './database.port';
 import { migrate } from './migrate';
 import type { SqlExecutor } from './sql-executor';
@@ -14,11 +15,21 @@ import type { SqlExecutor } from './sql-executor';
 export class PgliteDatabase implements Database {
   private constructor(private readonly pg: PGlite) {}
 
-  /** Opens (creating if needed) the database in `dataDir`; the first creation takes a few seconds. */
+  /**
+   * Opens (creating if needed) the database in `dataDir`; the first creation takes a few seconds. The
+   * directory is private: 0700 directories and 0600 files (PGlite writes its initial files 0666, whatever
+   * the umask, so they are tightened after every open; what PostgreSQL creates later follows the umask).
+   * WAL segments are never recycled in this session (`wal_recycle = off`): a recycled segment keeps the
+   * bytes it logged, a removed one does not (see {@link reclaim}).
+   */
   static async open(dataDir: string): Promise<PgliteDatabase> {
-    if (!dataDir.startsWith('memory://')) mkdirSync(dataDir, { recursive: true });
+    const onDisk = !dataDir.startsWith('memory://');
+    if (onDisk) mkdirSync(dataDir, { recursive: true, mode: PRIVATE_DIRECTORY_MODE });
     const pg = new PGlite(dataDir);
     await pg.waitReady;
+    if (onDisk) await tightenPrivateTree(dataDir);
+    // PGlite is one backend, so a session setting applies to every checkpoint it runs.
+    await pg.exec('SET wal_recycle = off');
     return new PgliteDatabase(pg);
   }
 
@@ -42,7 +53,25 @@ export class PgliteDatabase implements Database {
     await this.pg.query('SELECT 1');
   }
 
+  /**
+   * `VACUUM FULL` of each table, then `pg_switch_wal()` and `CHECKPOINT`: the rewritten tables hold only
+   * live rows, the old relation files are unlinked at the checkpoint, and every WAL segment before the
+   * checkpoint's redo point (all that logged the deleted rows) is removed, not recycled (see {@link open}).
+   */
+  async reclaim(tables: readonly string[]): Promise<void> {
+    for (const table of tables) await this.pg.exec(`VACUUM FULL ${quoteTable(table)}`);
+    await this.pg.query('SELECT pg_switch_wal()');
+    await this.pg.exec('CHECKPOINT');
+  }
+
   async close(): Promise<void> {
     if (!this.pg.closed) await this.pg.close();
   }
+}
+
+/** `schema.table` as a quoted identifier pair; throws on anything else (the names are the services' own constants). */
+export function quoteTable(table: string): string {
+  const match = /^([a-z_][a-z0-9_]*)\.([a-z_][a-z0-9_]*)$/.exec(table);
+  if (!match) throw new Error(`Invalid table name ${JSON.stringify(table)}`);
+  return `"${match[1]}"."${match[2]}"`;
 }
