@@ -11,3 +11,4 @@ export * from './json-stub-server';
 export * from './hooked-blob-store';
 export * from './test-chain';
 export * from './wallets';
+export * from './redos';

@@ -1,8 +1,10 @@
 import { MEMORY_TYPES, type MemoryType } from '@agent-memory/shared';
+import { regexComplexityProblems } from '@agent-memory/testing';
 import type { Embedder } from '../embedding/embedder.port';
 import { UseLiteEmbedder } from '../embedding/use-lite.embedder';
+import { EMBEDDING_CHUNK_CHARS } from '../recall/document-embedding';
 import { LABELLED_MEMORIES } from './labelled-memories.fixture';
-import { PrototypeMemoryTypeClassifier, TYPE_PROTOTYPES } from './prototype.memory-type-classifier';
+import { CUE_WINDOW_CHARS, PrototypeMemoryTypeClassifier, TYPE_CUES, TYPE_PROTOTYPES } from './prototype.memory-type-classifier';
 
 /** Every text gets the same unit vector, so all cosines tie and only the lexical cues decide. */
 class ConstantEmbedder implements Embedder {
@@ -95,5 +97,85 @@ describe('PrototypeMemoryTypeClassifier mechanics', () => {
     await expect(classifier.classify('x', Float32Array.from([1, 0, 0, 0]))).rejects.toThrow('model down');
     await expect(classifier.classify('x', Float32Array.from([1, 0, 0, 0]))).resolves.toBe('fact');
     expect(embed).toHaveBeenCalledTimes(2);
+  });
+});
+
+/** Memory content limit (bytes of UTF-8); every hostile shape below is about this size. */
+const CONTENT_BYTES = 50 * 1024;
+const fill = (unit: string, bytes = CONTENT_BYTES) => unit.repeat(Math.floor(bytes / Buffer.byteLength(unit)));
+
+/** Every regular expression behind the cues, named `type[index]`. */
+function cuePatterns(): Record<string, RegExp> {
+  const out: Record<string, RegExp> = {};
+  for (const [type, cues] of Object.entries(TYPE_CUES)) {
+    cues.forEach((cue, i) => {
+      const patterns = cue instanceof RegExp ? [cue] : (cue as unknown as { patterns: RegExp[] }).patterns;
+      patterns.forEach((pattern, j) => (out[`${type}[${i}]${patterns.length > 1 ? `.${j}` : ''}`] = pattern));
+    });
+  }
+  return out;
+}
+
+describe('PrototypeMemoryTypeClassifier on hostile input (linear time, sane results)', () => {
+  it('has only cue patterns that recheck proves linear (no ReDoS)', () => {
+    const patterns = cuePatterns();
+    expect(Object.keys(patterns).length).toBeGreaterThanOrEqual(19);
+    expect(regexComplexityProblems(patterns)).toEqual([]);
+  });
+
+  it('hands the cues at most CUE_WINDOW_CHARS characters of a 50 KB memory', async () => {
+    const patterns = new Set(Object.values(cuePatterns()));
+    const seen: number[] = [];
+    const exec = RegExp.prototype.exec;
+    const spy = jest.spyOn(RegExp.prototype, 'exec').mockImplementation(function (this: RegExp, input: string) {
+      if (patterns.has(this)) seen.push(input.length);
+      return exec.call(this, input);
+    });
+    try {
+      const classifier = new PrototypeMemoryTypeClassifier(new ConstantEmbedder());
+      await classifier.classify(fill('The office is in Berlin. '), Float32Array.from([0.5, 0.5, 0.5, 0.5]));
+    } finally {
+      spy.mockRestore();
+    }
+    expect(seen.length).toBeGreaterThan(0);
+    expect(CUE_WINDOW_CHARS).toBeLessThanOrEqual(4_000);
+    expect(Math.max(...seen)).toBeLessThanOrEqual(CUE_WINDOW_CHARS);
+  });
+
+  it('ignores a cue that only appears beyond the window', async () => {
+    const classifier = new PrototypeMemoryTypeClassifier(new ConstantEmbedder());
+    const padding = fill('The sky is blue. ', CUE_WINDOW_CHARS + 100);
+    await expect(classifier.classify(`How to bake bread: mix, knead, then rest. ${padding}`)).resolves.toBe('skill');
+    await expect(classifier.classify(`${padding} How to bake bread: mix, knead, then rest.`)).resolves.toBe('fact');
+  });
+
+  it('embeds long content in chunks when no embedding is given (the model never gets 50 KB at once)', async () => {
+    const embedder = new ConstantEmbedder();
+    await new PrototypeMemoryTypeClassifier(embedder).classify(fill('Bob is my brother. '));
+    const contentCalls = embedder.calls.filter((texts) => !texts.includes(TYPE_PROTOTYPES.fact[0]!));
+    expect(contentCalls.length).toBe(1);
+    expect(Math.max(...contentCalls.flat().map((t) => t.length))).toBeLessThanOrEqual(EMBEDDING_CHUNK_CHARS);
+  });
+
+  it.each<[string, string, MemoryType]>([
+    ['50 KB of newlines after a word', 'x' + fill('\n', CONTENT_BYTES - 1), 'fact'],
+    ['50 KB of CRLF after a word', 'x' + fill('\r\n', CONTENT_BYTES - 1), 'fact'],
+    ['50 KB of " \\n" after a word', 'x' + fill(' \n', CONTENT_BYTES - 1), 'fact'],
+    ['50 KB of spaces after a word', 'x' + fill(' ', CONTENT_BYTES - 1), 'fact'],
+    ['mixed Unicode whitespace', 'x' + fill(' \t\u00a0\u2028\u3000\r\n', CONTENT_BYTES - 1), 'fact'],
+    ['one 50 KB token', fill('a'), 'fact'],
+    ['50 KB of emoji', fill('😀'), 'fact'],
+    ['50 KB of CJK', fill('漢字かなカナ'), 'fact'],
+    ['50 KB of punctuation', fill('.,;:!?-()'), 'fact'],
+    ['"first " repeated', fill('first '), 'fact'],
+    ['"then " repeated', fill('then '), 'fact'],
+    ['numbered lines', fill('1. \n'), 'skill'],
+    ['indented numbered lines after newlines', 'Steps:' + fill('\n'.repeat(40) + '   2) go'), 'skill'],
+    ['a how-to, then 50 KB of newlines', 'How to reset a password' + fill('\n', CONTENT_BYTES - 30), 'skill'],
+    ['first/then on one line after many "first"', fill('first ', 1000) + 'then', 'skill'],
+    ['first and then on different lines', 'first\n' + fill('x ', 1000) + '\nthen', 'fact'],
+  ])('classifies %s sanely', async (_name, content, type) => {
+    const classifier = new PrototypeMemoryTypeClassifier(new ConstantEmbedder());
+    await expect(classifier.classify(content, Float32Array.from([0.5, 0.5, 0.5, 0.5]))).resolves.toBe(type);
   });
 });

@@ -1,6 +1,7 @@
 import type { MemoryType } from '@agent-memory/shared';
 import type { Embedder } from '../embedding/embedder.port';
 import { dot, normaliseL2 } from '../embedding/vector-math';
+import { embedDocument } from '../recall/document-embedding';
 import type { MemoryTypeClassifier } from './memory-type-classifier.port';
 
 /**
@@ -61,13 +62,55 @@ export const TYPE_PROTOTYPES: Readonly<Record<MemoryType, readonly string[]>> = 
   ],
 };
 
+/** A lexical cue: a test on the memory's text. A regular expression is one; so is {@link wordsInOrderOnOneLine}. */
+export interface Cue {
+  test(text: string): boolean;
+}
+
+/** A cue built from regular expressions, which it lists in `patterns` (for the ReDoS check of the specs). */
+export interface CompositeCue extends Cue {
+  readonly patterns: readonly RegExp[];
+}
+
+/** Characters after which a line ends, as `.` in a regular expression sees it. */
+const LINE_BREAK = /\r\n|[\n\r\u2028\u2029]/;
+
+/**
+ * Cue: `first` and then, later on the same line, `second` (both word patterns without flags `g`/`y`).
+ * Equivalent to `/first.*second/` but linear in the text's length: that regex retries `.*` from every
+ * match of `first`, so a text repeating `first` costs time quadratic in its length (50 KB: ~0.4 s). Here
+ * each line is searched once for its earliest `first` (the earliest is the best start) and once, after it,
+ * for `second`.
+ */
+export function wordsInOrderOnOneLine(first: RegExp, second: RegExp): CompositeCue {
+  return {
+    patterns: [first, second],
+    test(text: string): boolean {
+      for (const line of text.split(LINE_BREAK)) {
+        const start = first.exec(line);
+        if (start && second.test(line.slice(start.index + start[0].length))) return true;
+      }
+      return false;
+    },
+  };
+}
+
+/** Either cue. */
+function anyOf(...cues: CompositeCue[]): CompositeCue {
+  return { patterns: cues.flatMap((cue) => cue.patterns), test: (text) => cues.some((cue) => cue.test(text)) };
+}
+
 /**
  * Lexical cues per type, each worth {@link CUE_WEIGHT} when it matches (at most two count per type).
  * Hand-written for this classifier from what each type means: identity = who someone (or the agent) is,
  * relationship = how people relate, episode = something that happened at a time, skill = how to do
  * something; fact has no cues because it is the catch-all.
+ *
+ * Every pattern here must stay linear in its input (no quantifier that can re-scan what another one
+ * scanned, such as `\s*` or `.*` repeated from many start positions): the specs check each one with
+ * recheck. The classifier also hands them only the first {@link CUE_WINDOW_CHARS} characters.
  */
-export const TYPE_CUES: Readonly<Record<Exclude<MemoryType, 'fact'>, readonly RegExp[]>> = {
+export const TYPE_CUES: Readonly<Record<Exclude<MemoryType, 'fact'>, readonly Cue[]>> = {
   identity: [
     /\b(my|your|his|her|their|the user'?s?) name is\b/i,
     /\b(i am|i'm|you are|you're) (a|an|the) (?!(lot|bit|few)\b)\w+/i,
@@ -90,12 +133,22 @@ export const TYPE_CUES: Readonly<Record<Exclude<MemoryType, 'fact'>, readonly Re
   ],
   skill: [
     /\bhow to\b|\bhow do (i|you)\b/i,
-    /\bstep \d\b|^\s*\d+[.)]\s|\n\s*\d+[.)]\s/im,
+    // A numbered step or list item: "step 2", or a line starting with "1." or "2)". Only spaces and tabs
+    // may precede the number (`\s*` would cross lines and re-scan every blank line: quadratic).
+    /\bstep \d\b|^[^\S\n\r\u2028\u2029]*\d+[.)]\s/im,
     /\bto \w+( \w+){0,3}, (run|use|open|click|type|call|set|install|add|press|go to|choose|select)\b/i,
-    /\bfirst\b.*\bthen\b|\bthen\b.*\bfinally\b/i,
+    // "first ... then" or "then ... finally" on one line.
+    anyOf(wordsInOrderOnOneLine(/\bfirst\b/i, /\bthen\b/i), wordsInOrderOnOneLine(/\bthen\b/i, /\bfinally\b/i)),
     /^(run|use|open|click|install|set|add|press|make sure|always|never)\b/i,
   ],
 };
+
+/**
+ * Cues read only the first this many characters of a memory (UTF-16 code units). What kind of memory a
+ * text is shows at its start ("How to ...", "My name is ...", "1. ..."); and the work per memory stays
+ * bounded whatever the content limit. The embedding (the larger part of the score) covers more.
+ */
+export const CUE_WINDOW_CHARS = 2_000;
 
 /** Weight of one matching cue, relative to cosine similarity (USE-lite cosines between types differ by ~0.05–0.3). */
 const CUE_WEIGHT = 0.12;
@@ -114,11 +167,12 @@ export type TypeScores = Record<MemoryType, number>;
  * Method: each type's prototype is the normalised mean embedding of {@link TYPE_PROTOTYPES} (embedded once,
  * lazily, on first use; a failed embed is retried next time). A memory's score for a type is
  * `cosine(memory, prototype) + CUE_WEIGHT × min(matching cues, MAX_CUES)` with the cues of
- * {@link TYPE_CUES}. The highest score wins, except that `fact` (the catch-all: preferences, settings,
- * world knowledge) is chosen unless another type beats it by `FACT_MARGIN`. Empty or whitespace content is
- * a fact. When the caller passes `embedding` (the content's embedding from the same embedder), it is used
- * instead of embedding again; it must have the embedder's dimension (else throws). Otherwise throws only
- * when the embedder throws.
+ * {@link TYPE_CUES} on the first {@link CUE_WINDOW_CHARS} characters. The highest score wins, except that
+ * `fact` (the catch-all: preferences, settings, world knowledge) is chosen unless another type beats it by
+ * `FACT_MARGIN`. Empty or whitespace content is a fact. When the caller passes `embedding` (the content's
+ * embedding from the same embedder), it is used instead of embedding again; it must have the embedder's
+ * dimension (else throws). Otherwise the content is embedded as remember embeds it (`embedDocument`, in
+ * chunks). Throws only when the embedder throws. CPU time is linear in the content's length.
  *
  * Accuracy with `use-lite@512` on the 60 hand-labelled sentences of `labelled-memories.fixture.ts`: 37/40 on
  * the tuning part and 17/20 on the holdout (embeddings alone: 34/40 and 16/20). Typical errors: plain
@@ -147,12 +201,14 @@ export class PrototypeMemoryTypeClassifier implements MemoryTypeClassifier {
     }
     const [prototypes, vector] = await Promise.all([
       this.getPrototypes(),
-      embedding ? Promise.resolve(embedding) : this.embedder.embed([content]).then(([v]) => v),
+      // Chunked as remember embeds content, so a long memory never reaches the model (or its tokeniser) whole.
+      embedding ? Promise.resolve(embedding) : embedDocument(this.embedder, content),
     ]);
+    const window = content.length > CUE_WINDOW_CHARS ? content.slice(0, CUE_WINDOW_CHARS) : content;
     const scores = {} as TypeScores;
     for (const type of Object.keys(prototypes) as MemoryType[]) {
       const cues = type === 'fact' ? [] : TYPE_CUES[type];
-      const hits = cues.filter((cue) => cue.test(content)).length;
+      const hits = cues.filter((cue) => cue.test(window)).length;
       scores[type] = dot(vector, prototypes[type]) + CUE_WEIGHT * Math.min(hits, MAX_CUES);
     }
     return scores;
