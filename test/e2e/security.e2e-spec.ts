@@ -502,7 +502,8 @@ const BODY_ROUTES = (): BodyRoute[] => {
   const v = `/api/v1/records/${victim.recordId}`;
   const k = () => bearer(victim.agentKey);
   return [
-    { name: 'create agent', method: 'POST', path: () => '/api/v1/agents', headers: () => ({}), valid: { name: 'x' }, wrongTypes: [{ name: 1 }, { name: 'x', mode: 2 }, { name: 'x', tags: [3] }, { name: 'x', tags: 'a' }, { name: 'x', category: 4 }, { name: 'x', walletAddress: 5 }, { name: 'x', environment: 6 }, { name: ['x'] }] },
+    { name: 'create agent', method: 'POST', path: () => '/api/v1/agents', headers: () => ({}), valid: { name: 'x' }, wrongTypes: [{ name: 1 }, { name: 'x', mode: 2 }, { name: 'x', tags: [3] }, { name: 'x', tags: 'a' }, { name: 'x', category: 4 }, { name: 'x', walletAddress: 5 }, { name: 'x', environment: 6 }, { name: ['x'] }, { name: 'x', walletAddress: walletL.address, walletProof: 7 }, { name: 'x', walletAddress: walletL.address, walletProof: { message: 8, signature: `0x${'a'.repeat(130)}` } }] },
+    { name: 'wallet challenge', method: 'POST', path: () => '/api/v1/agents/wallet-challenge', headers: () => ({}), valid: { walletAddress: walletL.address }, wrongTypes: [{ walletAddress: 1 }, { walletAddress: [walletL.address] }, { walletAddress: null }] },
     { name: 'create record', method: 'POST', path: () => '/api/v1/records', headers: k, valid: { name: 'x' }, wrongTypes: [{ name: 42 }, { name: 'x', tags: [1] }, { name: 'x', category: 7 }, { name: 'x', parentRecordId: 5 }, { name: null }, { name: { $gt: '' } }] },
     { name: 'update record', method: 'PATCH', path: () => v, headers: k, valid: { name: 'x' }, wrongTypes: [{ name: 1 }, { tags: [2] }, { parentRecordId: 3 }, { category: false }] },
     { name: 'recall', method: 'POST', path: () => `${v}/recall`, headers: k, valid: { query: 'x' }, wrongTypes: [{ query: 1 }, { query: 'x', limit: '5' }, { query: 'x', limit: 1.5 }, { query: 'x', types: 'fact' }, { query: 'x', types: [1] }, { query: ['x'] }] },
