@@ -2,7 +2,7 @@
  * Child process of `embedded.vector-index.memory.spec.ts`, run with `--expose-gc` (and, for `serve`, a
  * small `--max-old-space-size`). Prints one JSON line with what it measured or found.
  *
- * - `heap <dir>`: heap bytes (V8 used heap after a full GC) per stored term for 20 memories of 5,000
+ * - `heap <dir>`: heap bytes (V8 used heap plus array buffers, after a full GC) per stored term for 20 memories of 5,000
  *   distinct terms in one tenant (512 dimensions), and per tenant for 200 tenants of one 2-byte memory.
  * - `serve <dir> <tenant,term>...`: opens the index in `dir`, runs a dense and a sparse search on each
  *   given tenant (the term is one of its memories'), upserts one point into each, and reports the hits.
@@ -17,7 +17,9 @@ const DIM = 512;
 function heapUsed(): number {
   (globalThis as { gc?: () => void }).gc!();
   (globalThis as { gc?: () => void }).gc!();
-  return getHeapStatistics().used_heap_size;
+  // Typed arrays keep their elements outside the V8 heap (array buffers): count both.
+  const { heapUsed: onHeap, arrayBuffers } = process.memoryUsage();
+  return onHeap + arrayBuffers;
 }
 
 /** Deterministic pseudo-random numbers (mulberry32). */
