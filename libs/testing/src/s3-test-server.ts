@@ -119,6 +119,8 @@ export interface S3TestServer {
   setFailing(failing: boolean): void;
   /** While true, the front reads every request and never answers (a hung S3), for timeout tests. */
   setHanging(hanging: boolean): void;
+  /** Holds every request arriving from now on for `ms` before forwarding it (a slow S3; 0: no delay). */
+  setDelayMs(ms: number): void;
   /** Requests seen since start: multipart uploads initiated, and upload listings answered by the front. */
   stats(): { multipartUploads: number; uploadListings: number };
   /** Stops the front and s3rver; removes the data directory if this call created it. */
@@ -167,7 +169,8 @@ function answerAfterBody(req: IncomingMessage, res: ServerResponse, status: numb
  *   the minio client asks it before every multipart upload (DESIGN §2, "Checked on this machine", S3);
  * - forwards every other request unchanged (same path, headers and body, so signatures still match);
  * - answers every request 503 `ServiceUnavailable` while `setFailing(true)`, and none at all while
- *   `setHanging(true)`, so that tests can make the blob store fail (or hang) and recover.
+ *   `setHanging(true)`, so that tests can make the blob store fail (or hang) and recover; `setDelayMs`
+ *   holds each request for a while first (a slow store).
  *
  * s3rver's store is hardened against concurrent requests (see {@link hardenStore}). Path-style addressing
  * only (s3rver's vhost buckets are off). Rejects if the port is taken.
@@ -181,9 +184,14 @@ export async function startS3TestServer(options: { directory?: string; port?: nu
   const agent = new Agent({ keepAlive: true });
   let failing = false;
   let hanging = false;
+  let delayMs = 0;
   const counts = { multipartUploads: 0, uploadListings: 0 };
 
   const front = createServer((req, res) => {
+    if (delayMs > 0) setTimeout(() => handle(req, res), delayMs);
+    else handle(req, res);
+  });
+  function handle(req: IncomingMessage, res: ServerResponse): void {
     const url = new URL(req.url ?? '/', 'http://front');
     if (hanging) {
       req.resume();
@@ -218,7 +226,7 @@ export async function startS3TestServer(options: { directory?: string; port?: nu
       if (!res.writableFinished) upstream.destroy();
     });
     req.pipe(upstream);
-  });
+  }
   const host = options.host ?? '127.0.0.1';
   try {
     await new Promise<void>((resolve, reject) => {
@@ -248,6 +256,9 @@ export async function startS3TestServer(options: { directory?: string; port?: nu
     },
     setHanging(value: boolean) {
       hanging = value;
+    },
+    setDelayMs(ms: number) {
+      delayMs = ms;
     },
     stats: () => ({ ...counts }),
     async stop() {

@@ -25,7 +25,8 @@ async function memoriesOf(key: string, recordId: string): Promise<Map<string, st
 
 /**
  * Replays a remember with its idempotency key. A key whose first request died with the killed process is
- * still "in progress" until it counts as abandoned (30 s, libs/platform/src/idempotency): retry until then.
+ * still "in progress" (429 with Retry-After) until that request's deadline has passed (BUS_REQUEST_TIMEOUT_MS
+ * after it was sent, libs/platform/src/idempotency): retry until then.
  */
 async function replay(path: string, key: string, body: Record<string, unknown>) {
   return eventually(async () => {

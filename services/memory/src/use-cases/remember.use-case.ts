@@ -2,6 +2,7 @@ import { Inject, Injectable, Optional } from '@nestjs/common';
 import { ForbiddenError, newId, NotFoundError, type RememberBody, type RememberResponse } from '@agent-memory/shared';
 import {
   answerAfterLostClaim,
+  assertBeforeDeadline,
   BLOB_STORE,
   type BlobStore,
   canonicalJson,
@@ -88,6 +89,8 @@ export class RememberUseCase {
         ]);
         return { embedding, type, summary };
       });
+      // A request that waited past its deadline (its sender has given up) stops before storing anything.
+      assertBeforeDeadline();
       // A fresh id: the new memory's id unless a memory exists at the path when the write's path lock is
       // held (then that memory is replaced in place, see MemoryRepository.saveRemember).
       const freshId = newId('memory');
