@@ -53,7 +53,7 @@ function serviceModule(config: ClusterConfig, redis: Redis[]): DynamicModule | T
       return RecordsModule;
     case 'memory':
     case 'memory-worker':
-      return MemoryModule.forRoot({ embedder: o.embedder, vectorIndex: vectorIndexConfig(config), enrichment: o.enrichment, warmUp: true, quota: o.quotas.memory, admission: o.memoryAdmission });
+      return MemoryModule.forRoot({ embedder: o.embedder, vectorIndex: vectorIndexConfig(config), enrichment: o.enrichment, warmUp: true, quota: o.quotas.memory, admission: o.memoryAdmission, vacuumDelayMs: o.forgetVacuumDelayMs });
     case 'files':
       return FilesModule.forRoot({ quota: o.quotas.files });
     case 'billing':

@@ -33,6 +33,8 @@ export const ServiceOptionsEnvSchema = z.object({
   PASSKEY_ORIGINS: z.string().min(1).optional(),
   PASSKEY_SESSION_TTL_SECONDS: env.int(AUTH_DEFAULTS.passkeySessionTtlSeconds, 60),
   HSTS_MAX_AGE_SECONDS: env.int(0, 0),
+  // How soon after a forget the memory tables are rewritten (VACUUM FULL + CHECKPOINT; docs/deployment.md).
+  FORGET_VACUUM_DELAY_MS: env.int(30_000, 0),
   EMBEDDER: z.enum(['use-lite', 'openai-compatible']).default('use-lite'),
   EMBEDDINGS_URL: z.url().optional(),
   EMBEDDINGS_MODEL: z.string().min(1).optional(),
@@ -77,6 +79,8 @@ export interface ServiceOptions {
   auth: { keyRotationGraceSeconds: number; passkeys: { rpId: string; rpName: string; origins: string[]; sessionTtlSeconds: number } };
   /** `Strict-Transport-Security` max-age; 0 sends none. */
   hstsMaxAgeSeconds: number;
+  /** Delay between a purge and the rewrite of the memory tables that erases the forgotten rows, ms (`FORGET_VACUUM_DELAY_MS`). */
+  forgetVacuumDelayMs: number;
   embedder: { kind: 'use-lite' } | { kind: 'openai-compatible'; baseUrl: string; model: string; apiKey?: string; dimension: number; timeoutMs: number };
   /** Per-agent storage quotas: memories and their content bytes, files (with raw blobs) and their bytes (docs/api.md). */
   quotas: { memory: { maxMemories: number; maxBytes: number }; files: { maxFiles: number; maxBytes: number } };
@@ -149,6 +153,7 @@ export function serviceOptionsFromEnv(e: ServiceOptionsEnv, opts: { port: number
       passkeys: { rpId: e.PASSKEY_RP_ID, rpName: e.PASSKEY_RP_NAME, origins, sessionTtlSeconds: e.PASSKEY_SESSION_TTL_SECONDS },
     },
     hstsMaxAgeSeconds: e.HSTS_MAX_AGE_SECONDS,
+    forgetVacuumDelayMs: e.FORGET_VACUUM_DELAY_MS,
     embedder,
     enrichment,
     quotas: {

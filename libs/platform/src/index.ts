@@ -11,6 +11,7 @@ export * from './database/database.port';
 export * from './database/migrate';
 export * from './database/pglite.database';
 export * from './database/pg.database';
+export * from './database/reclaim-scheduler';
 export * from './database/sql-executor';
 export * from './blob-store/blob-store.port';
 export * from './blob-store/filesystem.blob-store';

@@ -1,5 +1,5 @@
 import { type DynamicModule, Inject, Injectable, Logger, Module, type OnApplicationBootstrap, type OnApplicationShutdown, Optional } from '@nestjs/common';
-import { BusClient, DATABASE, type Database, FairScheduler, type FairSchedulerOptions, IDEMPOTENCY_CLEANUP, type PeriodicTask, ReadinessRegistry, startPeriodicTask } from '@agent-memory/platform';
+import { BusClient, DATABASE, type Database, FairScheduler, type FairSchedulerOptions, IDEMPOTENCY_CLEANUP, type PeriodicTask, ReadinessRegistry, ReclaimScheduler, startPeriodicTask } from '@agent-memory/platform';
 import { MEMORY_TYPE_CLASSIFIER, type MemoryTypeClassifier } from './classification/memory-type-classifier.port';
 import { PrototypeMemoryTypeClassifier } from './classification/prototype.memory-type-classifier';
 import { EMBEDDER, type Embedder } from './embedding/embedder.port';
@@ -9,6 +9,7 @@ import { OpenAiCompatibleEmbedder } from './embedding/openai-compatible.embedder
 import { UseLiteEmbedder } from './embedding/use-lite.embedder';
 import { MemoryMessageHandler } from './memory.message-handler';
 import { MemoryMaintenanceRepository } from './persistence/memory-maintenance.repository';
+import { DEFAULT_FORGET_VACUUM_DELAY_MS, MEMORY_RECLAIM, MEMORY_RECLAIM_TABLES, type MemoryReclaim } from './persistence/memory-reclaim';
 import { DEFAULT_MEMORY_QUOTA, MEMORY_QUOTA, type MemoryQuota } from './persistence/memory-quota';
 import { MemoryRepository } from './persistence/memory.repository';
 import { DEFAULT_MEMORY_ADMISSION, MEMORY_WORK_SCHEDULER } from './use-cases/admission';
@@ -70,6 +71,12 @@ export interface MemoryModuleOptions {
    * {@link DEFAULT_MEMORY_ADMISSION}.
    */
   admission?: FairSchedulerOptions;
+  /**
+   * How soon after a forget or record purge the memory tables are rewritten so that no dead row keeps the
+   * forgotten text (`FORGET_VACUUM_DELAY_MS`, ms; docs/deployment.md, "Forgotten content and the database
+   * files"). Default {@link DEFAULT_FORGET_VACUUM_DELAY_MS}.
+   */
+  vacuumDelayMs?: number;
 }
 
 const MEMORY_MODULE_OPTIONS = Symbol('MemoryModuleOptions');
@@ -89,6 +96,7 @@ class MemoryLifecycle implements OnApplicationBootstrap, OnApplicationShutdown {
     @Inject(MEMORY_TYPE_CLASSIFIER) private readonly classifier: MemoryTypeClassifier,
     @Inject(SUMMARISER) private readonly summariser: Summariser,
     @Inject(MEMORY_MODULE_OPTIONS) private readonly options: MemoryModuleOptions,
+    @Inject(MEMORY_RECLAIM) private readonly reclaim: MemoryReclaim,
     @Optional() private readonly readiness?: ReadinessRegistry,
   ) {}
 
@@ -111,6 +119,7 @@ class MemoryLifecycle implements OnApplicationBootstrap, OnApplicationShutdown {
     await this.idempotencyCleanup?.stop();
     await this.purge.stop();
     await this.purge.flushCompaction();
+    await this.reclaim.flush();
     await this.index.close();
     await this.embedder.close?.();
   }
@@ -132,6 +141,11 @@ export class MemoryModule {
         { provide: MEMORY_QUOTA, useValue: options.quota ?? DEFAULT_MEMORY_QUOTA },
         { provide: MEMORY_WORK_SCHEDULER, useValue: new FairScheduler(options.admission ?? DEFAULT_MEMORY_ADMISSION) },
         { provide: MEMORY_PRISMA, useFactory: (db: Database) => openMemoryPrisma(db), inject: [DATABASE] },
+        {
+          provide: MEMORY_RECLAIM,
+          useFactory: (db: Database): MemoryReclaim => new ReclaimScheduler(db, MEMORY_RECLAIM_TABLES, options.vacuumDelayMs ?? DEFAULT_FORGET_VACUUM_DELAY_MS),
+          inject: [DATABASE],
+        },
         {
           provide: EMBEDDER,
           useFactory: (): Embedder =>

@@ -1,6 +1,7 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { BLOB_STORE, type BlobStore, JOB_QUEUE, type JobQueue, PURGE_RETRY, PURGE_SWEEP, type PeriodicTask, startPeriodicTask } from '@agent-memory/platform';
 import { MemoryMaintenanceRepository } from '../persistence/memory-maintenance.repository';
+import { MEMORY_RECLAIM, type MemoryReclaim } from '../persistence/memory-reclaim';
 import { MemoryRepository, type PurgeTask } from '../persistence/memory.repository';
 import { VECTOR_INDEX, type VectorIndex } from '../vector-index/vector-index.port';
 
@@ -23,6 +24,8 @@ export class PurgeStoresUseCase {
     @Inject(VECTOR_INDEX) private readonly index: VectorIndex,
     @Inject(BLOB_STORE) private readonly blobs: BlobStore,
     @Inject(JOB_QUEUE) private readonly jobs: JobQueue,
+    /** Rewrites the memory tables after purges, so no dead row keeps forgotten text (absent in unit tests). */
+    @Optional() @Inject(MEMORY_RECLAIM) private readonly reclaim?: MemoryReclaim,
   ) {}
 
   /**
@@ -86,6 +89,7 @@ export class PurgeStoresUseCase {
     }
     await this.repository.completePurge(task.id);
     this.scheduleCompaction();
+    this.reclaim?.request();
   }
 
   /** Deleted vectors leave the disk within seconds of a purge; bursts of forgets share one compaction. */
