@@ -14,6 +14,8 @@ export interface BusSignedFields {
   /** The authenticated principal, when the message carries one (`x-agent-id`, `x-key-environment`). */
   agentId?: string;
   keyEnvironment?: string;
+  /** The request's deadline header (`x-deadline`, epoch ms as sent), when it has one. */
+  deadline?: string;
   /** Signing time, ms since the epoch. */
   signedAt: number;
   /** The exact message body as sent on the wire. */
@@ -22,13 +24,13 @@ export interface BusSignedFields {
 
 /**
  * The byte string a bus signature covers: a version tag, then subject, request id, agent id, key
- * environment, signing time and the SHA-256 (hex) of the body, one per line (an absent principal is an
- * empty line). None of the fields may contain a newline: subjects, ids and environments never do, and a
+ * environment, deadline, signing time and the SHA-256 (hex) of the body, one per line (an absent
+ * principal or deadline is an empty line). None of the fields may contain a newline: subjects, ids and environments never do, and a
  * header value with one is refused by {@link BusVerifier} before it gets here.
  */
 export function busSigningInput(f: BusSignedFields): Buffer {
   const digest = createHash('sha256').update(f.body).digest('hex');
-  return Buffer.from(['agent-memory-bus-v1', f.subject, f.requestId, f.agentId ?? '', f.keyEnvironment ?? '', String(f.signedAt), digest].join('\n'), 'utf8');
+  return Buffer.from(['agent-memory-bus-v1', f.subject, f.requestId, f.agentId ?? '', f.keyEnvironment ?? '', f.deadline ?? '', String(f.signedAt), digest].join('\n'), 'utf8');
 }
 
 /** Loads an Ed25519 key given as base64 of its DER encoding (PKCS#8 private, SPKI public); throws naming what is wrong. */
@@ -92,7 +94,7 @@ export class BusVerifier {
   verify(fields: Omit<BusSignedFields, 'signedAt'>, signedAt: string | undefined, signature: string | undefined, now = Date.now()): BusSignatureFailure | undefined {
     if (!signature || !signedAt) return 'unsigned';
     if (!/^\d{1,16}$/.test(signedAt) || !/^[A-Za-z0-9_-]{86}$/.test(signature)) return 'malformed';
-    if ([fields.subject, fields.requestId, fields.agentId ?? '', fields.keyEnvironment ?? ''].some((v) => v.includes('\n'))) return 'malformed';
+    if ([fields.subject, fields.requestId, fields.agentId ?? '', fields.keyEnvironment ?? '', fields.deadline ?? ''].some((v) => v.includes('\n'))) return 'malformed';
     const at = Number(signedAt);
     if (!verify(null, busSigningInput({ ...fields, signedAt: at }), this.key, Buffer.from(signature, 'base64url'))) return 'bad_signature';
     if (Math.abs(now - at) > this.maxAgeMs) return 'stale';

@@ -180,7 +180,7 @@ describe('services refuse a principal the gateway did not sign', () => {
     await expect(requestAs(gateway, 'agt_mallory', SUBJECTS.billing.credit, creditBody('agt_victim'), Reply)).rejects.toMatchObject({ code: 'FORBIDDEN' });
   });
 
-  it('refuses a valid signature replayed over another body, and a stale one', async () => {
+  it('refuses a valid signature replayed over another body or deadline, and a stale one', async () => {
     const signer = new BusSigner(creds.signingPrivateKey);
     const nc = await rawAs('gateway');
     const signedBody = json.encode({ pattern: SUBJECTS.memory.recall, data: recallBody('agt_mallory'), id: 'raw-1' });
@@ -190,6 +190,12 @@ describe('services refuse a principal the gateway did not sign', () => {
     // the same headers over a body naming the victim's record
     const swapped = await rawRequest(nc, SUBJECTS.memory.recall, { ...recallBody('agt_mallory'), recordId: 'rec_other' }, { ...base, 'x-bus-signed-at': String(signedAt), 'x-bus-signature': signature });
     expect(swapped.err).toMatchObject({ code: 'UNAUTHORIZED', message: expect.stringMatching(/bad_signature/) });
+    // the same body and signature with a deadline added (the signature covers x-deadline)
+    const extended = await rawRequest(nc, SUBJECTS.memory.recall, recallBody('agt_mallory'), { ...base, 'x-deadline': String(Date.now() + 3_600_000), 'x-bus-signed-at': String(signedAt), 'x-bus-signature': signature });
+    expect(extended.err).toMatchObject({ code: 'UNAUTHORIZED', message: expect.stringMatching(/bad_signature/) });
+    // and untouched, it runs: the two refusals above are for the changes alone
+    const intact = await rawRequest(nc, SUBJECTS.memory.recall, recallBody('agt_mallory'), { ...base, 'x-bus-signed-at': String(signedAt), 'x-bus-signature': signature });
+    expect(intact.response).toEqual({ servedFor: 'agt_mallory', principal: 'agt_mallory' });
     // a correct signature made ten minutes ago
     const old = Date.now() - 600_000;
     const oldSignature = signer.sign({ subject: SUBJECTS.memory.recall, requestId: 'r2', agentId: 'agt_mallory', keyEnvironment: 'test', signedAt: old, body: signedBody });

@@ -73,7 +73,8 @@ function headersFromContext(signing: boolean, kind: 'request' | 'event' = 'reque
 function signHeaders(signer: BusSigner, subject: string, h: MsgHdrs, body: Uint8Array): void {
   const signedAt = Date.now();
   h.set(SIGNED_AT_HEADER, String(signedAt));
-  h.set(SIGNATURE_HEADER, signer.sign({ subject, requestId: h.get(REQUEST_ID_HEADER), agentId: h.get(AGENT_ID_HEADER) || undefined, keyEnvironment: h.get(KEY_ENVIRONMENT_HEADER) || undefined, signedAt, body }));
+  const fields = { subject, requestId: h.get(REQUEST_ID_HEADER), agentId: h.get(AGENT_ID_HEADER) || undefined, keyEnvironment: h.get(KEY_ENVIRONMENT_HEADER) || undefined, deadline: h.get(DEADLINE_HEADER) || undefined };
+  h.set(SIGNATURE_HEADER, signer.sign({ ...fields, signedAt, body }));
 }
 
 /** Headers whose principal {@link DrainingNatsServer} verified (only these are trusted). */
@@ -249,8 +250,9 @@ export class DrainingNatsServer extends ServerNats {
    * reach them.
    */
   override bindEvents(client: NatsConnection): void {
-    const defaultQueue = this.getOptionsProp(this.options as never, 'queue' as never) as string | undefined;
-    const self = this as unknown as { subscriptions: unknown[] };
+    // `options` and `subscriptions` are private in Nest's typings, not at run time.
+    const self = this as unknown as { subscriptions: unknown[]; options: { queue?: string } };
+    const defaultQueue = self.options.queue;
     for (const [channel, handler] of this.messageHandlers) {
       if (handler.isEventHandler) continue;
       const queue = (handler.extras?.queue as string | undefined) ?? defaultQueue;
@@ -271,7 +273,8 @@ export class DrainingNatsServer extends ServerNats {
     const signature = h.get(SIGNATURE_HEADER) || undefined;
     if (!agentId && !keyEnvironment && !signature) return undefined;
     if (!this.verifier) return 'this service has no key to verify the principal with';
-    const failure = this.verifier.verify({ subject: natsMsg.subject, requestId: h.get(REQUEST_ID_HEADER), agentId, keyEnvironment, body: natsMsg.data }, h.get(SIGNED_AT_HEADER) || undefined, signature);
+    const fields = { subject: natsMsg.subject, requestId: h.get(REQUEST_ID_HEADER), agentId, keyEnvironment, deadline: h.get(DEADLINE_HEADER) || undefined, body: natsMsg.data };
+    const failure = this.verifier.verify(fields, h.get(SIGNED_AT_HEADER) || undefined, signature);
     if (failure) return `the principal is not signed by the gateway (${failure})`;
     verifiedHeaders.add(h);
     return undefined;
