@@ -1,4 +1,15 @@
-import { ExtractiveSummariser, longestTokenLength, MAX_WINK_TOKEN_CHARS, sharedWinkNlp, truncateAtWord } from './extractive.summariser';
+import { regexComplexityProblem } from '@agent-memory/testing';
+import {
+  ExtractiveSummariser,
+  leadingWindow,
+  longestTokenLength,
+  MAX_WINK_OOV_LEXEMES,
+  MAX_WINK_TOKEN_CHARS,
+  sharedWinkNlp,
+  SUMMARY_WINDOW_CHARS,
+  truncateAtWord,
+  winkOutOfVocabularyLexemes,
+} from './extractive.summariser';
 
 const MEETING = [
   'The quarterly planning meeting ran long.',
@@ -117,5 +128,86 @@ describe('truncateAtWord', () => {
     ['short', 10, 'short'],
   ])('%j within %d → %j', (text, max, expected) => {
     expect(truncateAtWord(text, max)).toBe(expected);
+  });
+});
+
+/** Memory content limit (bytes of UTF-8); every hostile shape below is about this size. */
+const CONTENT_BYTES = 50 * 1024;
+const fill = (unit: string, bytes = CONTENT_BYTES) => unit.repeat(Math.floor(bytes / Buffer.byteLength(unit)));
+
+/** `count` distinct pseudo-words of 8 letters, none in an English lexicon. */
+function distinctWords(count: number, seed: number): string {
+  let state = seed;
+  const words: string[] = [];
+  for (let i = 0; i < count; i++) {
+    let word = '';
+    for (let j = 0; j < 8; j++) {
+      state = (Math.imul(state, 1103515245) + 12345) >>> 0;
+      word += String.fromCharCode(97 + ((state >>> 16) % 26));
+    }
+    words.push(word);
+  }
+  return words.join(' ');
+}
+
+describe('ExtractiveSummariser on hostile input (bounded work, sane results)', () => {
+  const summariser = new ExtractiveSummariser();
+
+  it('hands wink-nlp at most SUMMARY_WINDOW_CHARS characters of a 50 KB memory', async () => {
+    const readDoc = jest.spyOn(sharedWinkNlp(), 'readDoc');
+    try {
+      await summariser.summarise(fill(`${MEETING.join(' ')} `));
+      expect(readDoc).toHaveBeenCalledTimes(1);
+      expect(SUMMARY_WINDOW_CHARS).toBeLessThanOrEqual(10_000);
+      expect((readDoc.mock.calls[0]![0] as string).length).toBeLessThanOrEqual(SUMMARY_WINDOW_CHARS);
+    } finally {
+      readDoc.mockRestore();
+    }
+  });
+
+  it('keeps the lexicon of the shared wink pipeline bounded however many distinct words it reads', async () => {
+    // ~1,000 new words per summary; 150 summaries put 150,000 unknown words through wink.
+    for (let i = 0; i < 150; i++) await summariser.summarise(distinctWords(Math.floor(SUMMARY_WINDOW_CHARS / 9), i + 1));
+    expect(winkOutOfVocabularyLexemes()).toBeGreaterThan(0);
+    expect(winkOutOfVocabularyLexemes()).toBeLessThanOrEqual(MAX_WINK_OOV_LEXEMES + 2 * SUMMARY_WINDOW_CHARS);
+  });
+
+  it.each<[string, string, RegExp | string]>([
+    ['50 KB of newlines after a word', 'x' + fill('\n', CONTENT_BYTES - 1), 'x'],
+    ['50 KB of CRLF after a word', 'x' + fill('\r\n', CONTENT_BYTES - 1), 'x'],
+    ['50 KB of spaces around two words', 'x' + fill(' ', CONTENT_BYTES - 2) + 'y', 'x y'],
+    ['mixed Unicode whitespace', 'x' + fill(' \t\u00a0\u2028\u3000\r\n', CONTENT_BYTES - 1), 'x'],
+    ['one 50 KB token', fill('a'), 'a'.repeat(279) + '…'],
+    ['50 KB of emoji', fill('😀'), /^(😀)+…$/u],
+    ['50 KB of emoji separated by spaces', fill('😀 '), /^(😀 )+😀…$/u],
+    ['50 KB of CJK', fill('漢字かなカナ。'), /^[漢字かなカナ。]+…?$/u],
+    ['50 KB of punctuation', fill('.,;:!?-()'), /^[.,;:!?\-()]+…$/],
+    ['punctuation runs between words', fill('word !!!??? ... '), /^(word|[!?.]+)( (word|[!?.]+))*$/],
+    ['numbered lines', fill('1. \n'), /^1\.( 1\.)*$/],
+    ['"first " repeated', fill('first '), /^first( first)*…?$/],
+    ['a letter under 50 KB of combining marks', 'a' + fill('\u0301', CONTENT_BYTES - 1), /^a\u0301+…$/u],
+    ['prose', fill(`${MEETING.join(' ')} `), /billing migration/],
+  ])('summarises %s sanely', async (_name, content, expected) => {
+    const summary = await summariser.summarise(content);
+    expect(summary.length).toBeGreaterThan(0);
+    expect(summary.length).toBeLessThanOrEqual(280);
+    expect(summary).not.toMatch(/[\uD800-\uDBFF]$/);
+    if (typeof expected === 'string') expect(summary).toBe(expected);
+    else expect(summary).toMatch(expected);
+  });
+
+  it('cuts the window after a sentence, else at a space, never inside a surrogate pair', () => {
+    expect(leadingWindow('short text', 100)).toBe('short text');
+    expect(leadingWindow('One two. Three four five', 15)).toBe('One two.');
+    expect(leadingWindow('One two. Three four five', 20)).toBe('One two. Three four');
+    expect(leadingWindow('one two three four five', 16)).toBe('one two three');
+    expect(leadingWindow('abcdefghij', 4)).toBe('abcd');
+    expect(leadingWindow('abc😀def', 4)).toBe('abc');
+  });
+
+  it('trims a cut summary without a super-linear pattern', () => {
+    expect(truncateAtWord(`word${' ,;:'.repeat(5_000)}x`, 200)).toBe('word…');
+    // The former tail pattern, for the record: recheck finds it quadratic.
+    expect(regexComplexityProblem(/[\s,;:\-–—(]+$/u)).toMatch(/polynomial/);
   });
 });

@@ -18,10 +18,56 @@ const ELLIPSIS = '…';
  */
 export const MAX_WINK_TOKEN_CHARS = 256;
 
+/**
+ * Summaries are drawn from the first this many characters of the whitespace-collapsed content (UTF-16
+ * code units), as the dense embedding covers the first 8 chunks of 1,000 characters
+ * (recall/document-embedding.ts). Why: wink-nlp's cost grows with the text (a 50 KB memory of short
+ * lines took ~200 ms of CPU on the event loop), and the summary is 280 characters that say what the
+ * memory is about, which its lead says (docs/api.md, "Memories").
+ */
+export const SUMMARY_WINDOW_CHARS = 8_000;
+
+/**
+ * Most out-of-vocabulary lexemes the shared wink pipeline may hold before it is rebuilt. wink-nlp adds
+ * every word it has not seen to its model's lexicon and never removes it (~150 bytes each): without a
+ * bound, memories of distinct words would grow the heap forever and keep every tenant's vocabulary in
+ * one process-wide table. 100,000 lexemes ≈ 15 MB; a rebuild takes ~70 ms of CPU.
+ */
+export const MAX_WINK_OOV_LEXEMES = 100_000;
+
+/** The lexeme table of a wink model (`features.lexeme`): its size now and when the model was loaded. */
+interface LexemeTable {
+  list: unknown[];
+  intrinsicSize: number;
+}
+
 let sharedNlp: WinkMethods | undefined;
-/** The wink pipeline, created on first use and shared by the process (~100 ms and ~30 MB to build). */
+let sharedLexemes: LexemeTable | undefined;
+
+/** Words wink-nlp has added to the shared pipeline's lexicon since it was built (0 before the first build). */
+export function winkOutOfVocabularyLexemes(): number {
+  return sharedLexemes ? sharedLexemes.list.length - sharedLexemes.intrinsicSize : 0;
+}
+
+/**
+ * The wink pipeline, created on first use and shared by the process (~70 ms of CPU and ~30 MB to build),
+ * and built anew (a fresh lexicon) once {@link MAX_WINK_OOV_LEXEMES} unknown words have accumulated.
+ */
 export function sharedWinkNlp(): WinkMethods {
-  return (sharedNlp ??= winkNLP(model));
+  if (!sharedNlp || winkOutOfVocabularyLexemes() > MAX_WINK_OOV_LEXEMES) {
+    // `core()` loads a fresh copy of the lexicon on every call; keep a handle on it to watch its growth.
+    // (wink's typings leave the model's parts `unknown`.)
+    const core = model.core as () => unknown;
+    sharedNlp = winkNLP({
+      ...model,
+      core: () => {
+        const loaded = core();
+        sharedLexemes = (loaded as unknown as { features: { lexeme: LexemeTable } }).features.lexeme;
+        return loaded;
+      },
+    });
+  }
+  return sharedNlp;
 }
 
 /** A sentence of the content with its rank score. */
@@ -54,8 +100,39 @@ export function truncateAtWord(text: string, maxChars: number): string {
     if (lastSpace > 0) cut = cut.slice(0, lastSpace);
   }
   if (/[\uD800-\uDBFF]$/.test(cut)) cut = cut.slice(0, -1);
-  cut = cut.replace(/[\s,;:\-–—(]+$/u, '');
+  cut = trimTrailing(cut, TRAILING_PUNCTUATION);
   return (cut.length > 0 ? cut : text.slice(0, room).replace(/[\uD800-\uDBFF]$/, '')) + ELLIPSIS;
+}
+
+/** One character that may not end a cut summary (before the ellipsis). */
+const TRAILING_PUNCTUATION = /[\s,;:\-–—(]/;
+
+/**
+ * `text` without its trailing characters matching `char` (one BMP character class). A loop, not
+ * `/[...]+$/`: that pattern retries from every position of a long run and is quadratic in its length.
+ */
+function trimTrailing(text: string, char: RegExp): string {
+  let end = text.length;
+  while (end > 0 && char.test(text[end - 1]!)) end--;
+  return text.slice(0, end);
+}
+
+/**
+ * The lead of collapsed `text` within `maxChars` UTF-16 code units: cut after the last sentence end
+ * (".", "!", "?" or "…" before a space) in the window's second half, else at its last space, else hard
+ * (never inside a surrogate pair). Returns `text` when it fits. Linear in `maxChars`.
+ */
+export function leadingWindow(text: string, maxChars: number): string {
+  if (text.length <= maxChars) return text;
+  let lastSpace = -1;
+  for (let i = maxChars; i > maxChars / 2; i--) {
+    if (text[i] !== ' ') continue;
+    if (lastSpace < 0) lastSpace = i;
+    if ('.!?…'.includes(text[i - 1]!)) return text.slice(0, i);
+  }
+  if (lastSpace > 0) return text.slice(0, lastSpace);
+  const end = /[\uD800-\uDBFF]/.test(text[maxChars - 1]!) ? maxChars - 1 : maxChars;
+  return text.slice(0, end);
 }
 
 /**
@@ -130,7 +207,8 @@ function splitByPunctuation(text: string): RankedSentence[] {
 /**
  * {@link Summariser} that extracts sentences with wink-nlp and its English lite model (no network, no
  * LLM). Whitespace runs are collapsed first; content that then fits in `maxChars` (default 280) is
- * returned as is. Longer content is split into sentences, ranked (see `rankSentences`: wink's
+ * returned as is. Longer content is cut to its lead ({@link leadingWindow}, {@link SUMMARY_WINDOW_CHARS}),
+ * split into sentences, ranked (see `rankSentences`: wink's
  * sentence-wise importance plus lexical centrality; by position if wink throws, if every score is 0, or
  * if a token is longer than MAX_WINK_TOKEN_CHARS, which wink would take quadratic time over), and
  * the best sentences are taken greedily in rank order, skipping any that no longer fit and any scoring 0
@@ -139,13 +217,15 @@ function splitByPunctuation(text: string): RankedSentence[] {
  *
  * Lengths are UTF-16 code units (`string.length`), so the result also fits any code-point bound.
  * Never returns '' for content with a non-whitespace character; whitespace-only content gives ''.
- * Throws a RangeError when `maxChars` is not a positive integer.
+ * Throws a RangeError when `maxChars` is not a positive integer. CPU time is linear in the content's
+ * length (collapsing whitespace) plus a bounded amount for the window.
  */
 export class ExtractiveSummariser implements Summariser {
   async summarise(content: string, maxChars: number = DEFAULT_MAX_CHARS): Promise<string> {
     if (!Number.isInteger(maxChars) || maxChars < 1) throw new RangeError(`maxChars must be a positive integer, got ${maxChars}`);
-    const text = collapseWhitespace(content);
-    if (text.length <= maxChars) return text;
+    const collapsed = collapseWhitespace(content);
+    if (collapsed.length <= maxChars) return collapsed;
+    const text = leadingWindow(collapsed, SUMMARY_WINDOW_CHARS);
 
     let sentences: RankedSentence[];
     try {
