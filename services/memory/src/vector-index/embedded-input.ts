@@ -1,4 +1,6 @@
-import type { IndexDescriptor, SparseVector, VectorSearch } from './vector-index.port';
+import type { PreparedPoint } from './tenant-index';
+import type { PayloadTypes } from './tenant-log';
+import type { IndexDescriptor, SparseVector, VectorPoint, VectorSearch } from './vector-index.port';
 
 /** Input checks of the embedded index: each throws an `Error` with a clear message. */
 
@@ -73,4 +75,22 @@ export function mergeTerms(sparse: SparseVector): { terms: Uint32Array; tfs: Flo
   const terms = Uint32Array.from([...merged.keys()].sort((x, y) => x - y));
   const tfs = Float32Array.from(terms, (term) => merged.get(term)!);
   return { terms, tfs };
+}
+
+/**
+ * Validates a point and converts it: normalised vector copy, merged sorted terms, payload type code.
+ * Throws on a wrong dimension, a zero or non-finite vector, a missing type or a malformed sparse vector.
+ */
+export function preparePoint(point: VectorPoint, dim: number, types: PayloadTypes): PreparedPoint {
+  checkTenant(point?.tenant);
+  checkId(point.id);
+  if (!(point.dense instanceof Float32Array) || point.dense.length !== dim) {
+    throw new Error(`point ${point.id}: dense vector has ${point.dense?.length} dimensions, the index has ${dim}`);
+  }
+  if (typeof point.payload?.type !== 'string' || point.payload.type.length === 0) {
+    throw new Error(`point ${point.id}: payload.type must be a non-empty string`);
+  }
+  checkSparse(point.sparse, `point ${point.id} sparse`);
+  const dense = normalised(point.dense, `point ${point.id}`);
+  return { tenant: point.tenant, id: point.id, type: types.code(point.payload.type), dense, ...mergeTerms(point.sparse) };
 }

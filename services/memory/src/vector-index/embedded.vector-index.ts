@@ -3,56 +3,19 @@ import { endianness } from 'node:os';
 import * as path from 'node:path';
 import { DEFAULT_BM25, scoreBm25, type Bm25Parameters } from './bm25';
 import { lockDirectory, unlockDirectory } from './directory-lock';
-import { checkDescriptor, checkId, checkSearch, checkSparse, checkTenant, mergeTerms, mismatchError, normalised, sameDescriptor } from './embedded-input';
+import { DEFAULT_INDEX_MEMORY_BUDGET_BYTES, type EmbeddedIndexStats, type EmbeddedVectorIndexOptions } from './embedded.vector-index.options';
+import { checkDescriptor, checkId, checkSearch, checkSparse, checkTenant, mismatchError, normalised, preparePoint, sameDescriptor } from './embedded-input';
 import { LEGACY_LOG_FILE, migrateLegacyLog } from './legacy-log.migration';
 import { LogWriter } from './log-writer';
-import { COMPACT_SUFFIX, deleteLine, fileSize, readJson, replayLog, TENANTS_DIR, tenantLogPath, upsertLine, writeFileAtomic, type LogRecord } from './point-log';
+import { deleteLine, fileSize, readJson, TENANTS_DIR, tenantLogPath, upsertLine, writeFileAtomic } from './point-log';
 import { TenantCache, type ResidentTenant } from './tenant-cache';
-import { FREE_TYPE, TenantIndex, type PreparedPoint } from './tenant-index';
+import type { PreparedPoint, TenantIndex } from './tenant-index';
+import { liveLines, PayloadTypes, replayTenant } from './tenant-log';
 import { TopK } from './top-k';
 import type { IndexDescriptor, SparseVector, VectorHit, VectorIndex, VectorPoint, VectorSearch } from './vector-index.port';
 
 export { DEFAULT_BM25, TEXTBOOK_BM25, type Bm25Parameters } from './bm25';
-
-/** Default of {@link EmbeddedVectorIndexOptions.memoryBudgetBytes}: 256 MiB. */
-export const DEFAULT_INDEX_MEMORY_BUDGET_BYTES = 256 * 1024 * 1024;
-
-/** Options of {@link EmbeddedVectorIndex}. */
-export interface EmbeddedVectorIndexOptions {
-  /** Directory that holds the index files (created if missing). One index per directory. */
-  directory: string;
-  /** BM25 parameters of `searchSparse` (query time only: changing them needs no re-index); default {@link DEFAULT_BM25}. */
-  bm25?: Partial<Bm25Parameters>;
-  /**
-   * A tenant's log is rewritten (when it is loaded, in the background after writes, and on `compact()`)
-   * when it holds at least `minDeadRecords` dead records (replaced or deleted points, delete records) and
-   * they are at least `minDeadRatio` (0..1) of its records. Default 1,000 and 0.5: a log stays under about
-   * twice its live data.
-   */
-  compaction?: { minDeadRecords?: number; minDeadRatio?: number };
-  /**
-   * Bytes of tenant indexes kept in memory (default {@link DEFAULT_INDEX_MEMORY_BUDGET_BYTES}); least
-   * recently used tenants beyond it are evicted and reloaded from their logs on next use. A tenant larger
-   * than the whole budget still loads (alone). Set from `VECTOR_INDEX_MEMORY_BUDGET_MB` (docs/configuration.md).
-   */
-  memoryBudgetBytes?: number;
-}
-
-/** Figures about the index since `open`; for operations and tests. */
-export interface EmbeddedIndexStats {
-  /** Records in the logs of the tenants in memory. */
-  logRecords: number;
-  /** Live points of the tenants in memory. */
-  livePoints: number;
-  /** Bytes of torn (incomplete) log tails dropped while loading tenants since `open`. */
-  tornBytesDropped: number;
-  /** Whether a log was rewritten (compacted) since `open`. */
-  compacted: boolean;
-  /** Tenants in memory, and their estimated heap bytes (`TenantIndex.bytes()`), and the budget. */
-  residentTenants: number;
-  residentBytes: number;
-  memoryBudgetBytes: number;
-}
+export { DEFAULT_INDEX_MEMORY_BUDGET_BYTES, type EmbeddedIndexStats, type EmbeddedVectorIndexOptions } from './embedded.vector-index.options';
 
 const DESCRIPTOR_FILE = 'descriptor.json';
 const FORMAT = 1;
@@ -103,8 +66,7 @@ export class EmbeddedVectorIndex implements VectorIndex {
   private readonly dirty = new Set<string>();
   /** Per-tenant chains that serialise loading a tenant with removing or rewriting its log. */
   private readonly locks = new Map<string, Promise<void>>();
-  private readonly typeCodes = new Map<string, number>();
-  private readonly typeNames: string[] = [];
+  private readonly types = new PayloadTypes();
   private readonly topK = new TopK(16);
   /** BM25 accumulator by slot, shared by all tenants (searches run one at a time), kept zeroed. */
   private scratch = new Float64Array(0);
@@ -164,7 +126,7 @@ export class EmbeddedVectorIndex implements VectorIndex {
     if (points.length === 0) return;
     const byTenant = new Map<string, PreparedPoint[]>();
     for (const point of points) {
-      const prepared = this.prepare(point);
+      const prepared = preparePoint(point, this.dimension, this.types);
       const list = byTenant.get(prepared.tenant);
       if (list) list.push(prepared);
       else byTenant.set(prepared.tenant, [prepared]);
@@ -175,7 +137,7 @@ export class EmbeddedVectorIndex implements VectorIndex {
       await Promise.all(
         pinned.map((tenant) => {
           const prepared = byTenant.get(tenant.id)!;
-          const lines = prepared.map((p) => upsertLine(p.tenant, p.id, this.typeNames[p.type], p.dense, p.terms, p.tfs));
+          const lines = prepared.map((p) => upsertLine(p.tenant, p.id, this.types.name(p.type), p.dense, p.terms, p.tfs));
           return this.writer.append(tenant, lines, () => {
             for (const p of prepared) tenant.index.upsert(p);
           });
@@ -189,7 +151,7 @@ export class EmbeddedVectorIndex implements VectorIndex {
   async searchDense(vector: Float32Array, search: VectorSearch): Promise<VectorHit[]> {
     const query = this.prepareQueryVector(vector);
     const limit = Math.floor(checkSearch(search).limit);
-    const allowed = this.typeMask(search.types);
+    const allowed = this.types.mask(search.types);
     return this.read(search.tenant, [], (index) => {
       if (limit <= 0 || (allowed && allowed.every((a) => a === 0))) return [];
       this.topK.reset(Math.min(limit, index.size));
@@ -202,7 +164,7 @@ export class EmbeddedVectorIndex implements VectorIndex {
     this.assertOpen();
     checkSparse(query, 'query');
     const limit = Math.floor(checkSearch(search).limit);
-    const allowed = this.typeMask(search.types);
+    const allowed = this.types.mask(search.types);
     return this.read(search.tenant, [], (index) => {
       if (limit <= 0 || index.size === 0) return [];
       if (this.scratch.length < index.size) this.scratch = new Float64Array(index.size);
@@ -333,9 +295,9 @@ export class EmbeddedVectorIndex implements VectorIndex {
       if (!tenant) return undefined;
     }
     tenant.pins++;
-    if (tenant.records >= this.minDeadRecords && this.shouldCompact(tenant)) {
+    if (this.shouldCompact(tenant)) {
       try {
-        await this.writer.job(() => this.rewrite(tenant));
+        await this.writer.job(() => this.compactIfDead(tenant));
       } catch (error) {
         tenant.pins--;
         throw error;
@@ -359,21 +321,9 @@ export class EmbeddedVectorIndex implements VectorIndex {
   /** Replays a tenant's log into a new index and makes it resident; call inside {@link exclusive}. */
   private async load(id: string, create = true): Promise<ResidentTenant | undefined> {
     const file = tenantLogPath(this.directory, id);
-    await fsp.rm(file + COMPACT_SUFFIX, { force: true });
-    const index = new TenantIndex(this.dimension);
-    const { validBytes, records, tornBytes } = await replayLog(file, (record) => this.applyRecord(index, id, record, file));
+    const { index, validBytes, records, tornBytes } = await replayTenant(file, id, this.dimension, this.types);
     if (records === 0 && tornBytes === 0 && !create) return undefined;
-    if (tornBytes > 0) {
-      const handle = await fsp.open(file, 'r+');
-      try {
-        await handle.truncate(validBytes);
-        await handle.datasync();
-      } finally {
-        await handle.close();
-      }
-      this.tornBytesDropped += tornBytes;
-    }
-    index.repack();
+    this.tornBytesDropped += tornBytes;
     const tenant: ResidentTenant = { id, index, file, fileBytes: validBytes, records, pins: 0, accounted: 0, deleted: false };
     if (records > index.size) this.dirty.add(id);
     this.cache.add(tenant);
@@ -381,39 +331,12 @@ export class EmbeddedVectorIndex implements VectorIndex {
     return tenant;
   }
 
-  private applyRecord(index: TenantIndex, tenant: string, record: LogRecord, file: string): void {
-    const dim = index.dim;
-    if (record.t !== tenant) throw new Error(`vector index log ${file} has a record of another tenant`);
-    if (record.o === 'u') {
-      const bytes = Buffer.from(record.v, 'base64');
-      if (bytes.length !== dim * 4 || !Array.isArray(record.k) || !Array.isArray(record.f) || record.k.length !== record.f.length) {
-        throw new Error(`vector index log ${file} has a malformed upsert of ${record.t}/${record.i}`);
-      }
-      const dense = new Float32Array(dim);
-      new Uint8Array(dense.buffer).set(bytes);
-      const terms = Uint32Array.from(record.k);
-      const tfs = Float32Array.from(record.f);
-      index.upsert({ tenant, id: record.i, type: this.typeCode(record.y), dense, terms, tfs });
-    } else if (record.o === 'd') {
-      for (const id of record.i) index.delete(id);
-    } else {
-      throw new Error(`vector index log ${file} has a record of unknown kind ${JSON.stringify((record as { o: unknown }).o)}`);
-    }
-  }
-
   /** Rewrites a tenant's log with its live points; runs in the writer. */
   private async rewrite(tenant: ResidentTenant): Promise<void> {
     const { index } = tenant;
     tenant.pins++;
     try {
-      const typeNames = this.typeNames;
-      await this.writer.rewrite(tenant, function* () {
-        for (let slot = 0; slot < index.size; slot++) {
-          const { terms, tfs } = index.termsOf(slot);
-          const dense = index.matrix.subarray(slot * index.dim, (slot + 1) * index.dim);
-          yield upsertLine(tenant.id, index.ids[slot], typeNames[index.types[slot]], dense, terms, tfs);
-        }
-      });
+      await this.writer.rewrite(tenant, liveLines(tenant.id, index, this.types));
       this.dirty.delete(tenant.id);
     } finally {
       tenant.pins--;
@@ -423,8 +346,13 @@ export class EmbeddedVectorIndex implements VectorIndex {
   /** After a commit: account the tenant's new size, schedule its compaction, evict over budget. */
   private committed(tenant: ResidentTenant): void {
     this.cache.account(tenant);
-    if (this.shouldCompact(tenant)) this.writer.urgent(() => this.rewrite(tenant));
+    if (this.shouldCompact(tenant)) this.writer.urgent(() => this.compactIfDead(tenant));
     this.evict();
+  }
+
+  /** Rewrites the tenant's log if it still meets the thresholds when the job runs (another job may have done it). */
+  private async compactIfDead(tenant: ResidentTenant): Promise<void> {
+    if (this.shouldCompact(tenant)) await this.rewrite(tenant);
   }
 
   private shouldCompact(tenant: ResidentTenant): boolean {
@@ -453,22 +381,6 @@ export class EmbeddedVectorIndex implements VectorIndex {
 
   // ---------------------------------------------------------------- points and queries
 
-  /** Validates a point and converts it: normalised vector copy, merged sorted terms. */
-  private prepare(point: VectorPoint): PreparedPoint {
-    const dim = this.descriptor!.dimension;
-    checkTenant(point?.tenant);
-    checkId(point.id);
-    if (!(point.dense instanceof Float32Array) || point.dense.length !== dim) {
-      throw new Error(`point ${point.id}: dense vector has ${point.dense?.length} dimensions, the index has ${dim}`);
-    }
-    if (typeof point.payload?.type !== 'string' || point.payload.type.length === 0) {
-      throw new Error(`point ${point.id}: payload.type must be a non-empty string`);
-    }
-    checkSparse(point.sparse, `point ${point.id} sparse`);
-    const dense = normalised(point.dense, `point ${point.id}`);
-    return { tenant: point.tenant, id: point.id, type: this.typeCode(point.payload.type), dense, ...mergeTerms(point.sparse) };
-  }
-
   private prepareQueryVector(vector: Float32Array): Float32Array {
     this.assertOpen();
     const dim = this.descriptor!.dimension;
@@ -476,28 +388,6 @@ export class EmbeddedVectorIndex implements VectorIndex {
       throw new Error(`query vector has ${vector?.length} dimensions, the index has ${dim}`);
     }
     return normalised(vector, 'query vector', true);
-  }
-
-  private typeCode(type: string): number {
-    let code = this.typeCodes.get(type);
-    if (code === undefined) {
-      code = this.typeNames.length;
-      if (code >= FREE_TYPE) throw new Error(`the embedded vector index supports at most ${FREE_TYPE} payload types`);
-      this.typeCodes.set(type, code);
-      this.typeNames.push(type);
-    }
-    return code;
-  }
-
-  /** 256-entry allow mask of type codes, or null for no filter. */
-  private typeMask(types: readonly string[] | undefined): Uint8Array | null {
-    if (types === undefined) return null;
-    const mask = new Uint8Array(256);
-    for (const type of types) {
-      const code = this.typeCodes.get(type);
-      if (code !== undefined) mask[code] = 1;
-    }
-    return mask;
   }
 
   private hits(index: TenantIndex): VectorHit[] {

@@ -1,0 +1,41 @@
+import type { Bm25Parameters } from './bm25';
+
+/** Default of {@link EmbeddedVectorIndexOptions.memoryBudgetBytes}: 256 MiB. */
+export const DEFAULT_INDEX_MEMORY_BUDGET_BYTES = 256 * 1024 * 1024;
+
+/** Options of {@link EmbeddedVectorIndex}. */
+export interface EmbeddedVectorIndexOptions {
+  /** Directory that holds the index files (created if missing). One index per directory. */
+  directory: string;
+  /** BM25 parameters of `searchSparse` (query time only: changing them needs no re-index); default {@link DEFAULT_BM25}. */
+  bm25?: Partial<Bm25Parameters>;
+  /**
+   * A tenant's log is rewritten (when it is loaded, in the background after writes, and on `compact()`)
+   * when it holds at least `minDeadRecords` dead records (replaced or deleted points, delete records) and
+   * they are at least `minDeadRatio` (0..1) of its records. Default 1,000 and 0.5: a log stays under about
+   * twice its live data.
+   */
+  compaction?: { minDeadRecords?: number; minDeadRatio?: number };
+  /**
+   * Bytes of tenant indexes kept in memory (default {@link DEFAULT_INDEX_MEMORY_BUDGET_BYTES}); least
+   * recently used tenants beyond it are evicted and reloaded from their logs on next use. A tenant larger
+   * than the whole budget still loads (alone). Set from `VECTOR_INDEX_MEMORY_BUDGET_MB` (docs/configuration.md).
+   */
+  memoryBudgetBytes?: number;
+}
+
+/** Figures about the index since `open`; for operations and tests. */
+export interface EmbeddedIndexStats {
+  /** Records in the logs of the tenants in memory. */
+  logRecords: number;
+  /** Live points of the tenants in memory. */
+  livePoints: number;
+  /** Bytes of torn (incomplete) log tails dropped while loading tenants since `open`. */
+  tornBytesDropped: number;
+  /** Whether a log was rewritten (compacted) since `open`. */
+  compacted: boolean;
+  /** Tenants in memory, and their estimated heap bytes (`TenantIndex.bytes()`), and the budget. */
+  residentTenants: number;
+  residentBytes: number;
+  memoryBudgetBytes: number;
+}
