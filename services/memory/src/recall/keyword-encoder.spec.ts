@@ -1,4 +1,10 @@
-import { DEFAULT_KEYWORD_OPTIONS, createKeywordEncoder, encodeKeywords, encodeQuery, fnv1a32 } from './keyword-encoder';
+import { regexComplexityProblems } from '@agent-memory/testing';
+import { DEFAULT_KEYWORD_OPTIONS, KEYWORD_ENCODER_PATTERNS, createKeywordEncoder, encodeKeywords, encodeQuery, fnv1a32 } from './keyword-encoder';
+
+// The real Porter2 stemmer behind a counting spy (the encoder requires it at load).
+jest.mock('wink-porter2-stemmer', () => jest.fn(jest.requireActual('wink-porter2-stemmer')));
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const porter2 = require('wink-porter2-stemmer') as jest.Mock;
 
 /** Reference FNV-1a over TextEncoder bytes, to check the inline UTF-8 encoding. */
 function referenceFnv(text: string): number {
@@ -78,5 +84,48 @@ describe('keyword encoder', () => {
 
   it('can skip stemming and use other stop words', () => {
     expect(createKeywordEncoder({ stopWords: ['dogs'], stem: false }).terms('The dogs were running')).toEqual(['the', 'were', 'running']);
+  });
+});
+
+/** Memory content limit (bytes of UTF-8); every hostile shape below is about this size. */
+const CONTENT_BYTES = 50 * 1024;
+const fill = (unit: string, bytes = CONTENT_BYTES) => unit.repeat(Math.floor(bytes / Buffer.byteLength(unit)));
+
+describe('keyword encoder on hostile input (linear patterns, sane terms, no shared state)', () => {
+  const { terms } = createKeywordEncoder(DEFAULT_KEYWORD_OPTIONS);
+
+  it('runs only patterns that recheck proves linear', () => {
+    expect(Object.keys(KEYWORD_ENCODER_PATTERNS).length).toBeGreaterThanOrEqual(7);
+    expect(regexComplexityProblems(KEYWORD_ENCODER_PATTERNS)).toEqual([]);
+  });
+
+  it.each<[string, string, (t: string[]) => void]>([
+    ['newlines', 'cat' + fill('\n', CONTENT_BYTES - 6) + 'dog', (t) => expect(t).toEqual(['cat', 'dog'])],
+    ['CRLF', 'cat' + fill('\r\n', CONTENT_BYTES - 6) + 'dog', (t) => expect(t).toEqual(['cat', 'dog'])],
+    ['spaces', 'cat' + fill(' ', CONTENT_BYTES - 6) + 'dog', (t) => expect(t).toEqual(['cat', 'dog'])],
+    ['one 50 KB token (no word is that long)', fill('a'), (t) => expect(t).toEqual([])],
+    ['a 50 KB number', fill('7'), (t) => expect(t).toEqual([])],
+    ['a 50 KB dotted number', fill('1.1,'), (t) => expect(t).toEqual([])],
+    ['a 50 KB apostrophe chain', fill("a'"), (t) => expect(t).toEqual([])],
+    ['emoji', fill('😀'), (t) => expect(t).toEqual([])],
+    ['emoji between words', fill('cat😀'), (t) => expect(new Set(t)).toEqual(new Set(['cat']))],
+    ['CJK', fill('東京'), (t) => expect(new Set(t)).toEqual(new Set(['東京', '京東']))],
+    ['punctuation', fill('.,;:!?-()'), (t) => expect(t).toEqual([])],
+    ['combining marks on one letter', 'a' + fill('\u0301', CONTENT_BYTES - 1), (t) => expect(t).toEqual([])],
+    ['words between punctuation runs', fill('Running!!!??? ... '), (t) => expect(new Set(t)).toEqual(new Set(['run']))],
+  ])('gives sane terms for 50 KB of %s', (_name, text, check) => {
+    check(terms(text));
+    expect(encodeKeywords(text).indices.length).toBe(new Set(terms(text)).size);
+  });
+
+  it('keeps no stem memo between texts (one tenant\'s words never make another tenant\'s faster)', () => {
+    const encoder = createKeywordEncoder(DEFAULT_KEYWORD_OPTIONS);
+    porter2.mockClear();
+    expect(encoder.terms('pineapple pineapples pineapple')).toEqual(['pineappl', 'pineappl', 'pineappl']);
+    const withinOneText = porter2.mock.calls.length;
+    expect(withinOneText).toBe(2); // a repeat within one text is memoised
+    encoder.terms('pineapple');
+    encodeQuery('pineapple');
+    expect(porter2.mock.calls.length).toBe(withinOneText + 2);
   });
 });

@@ -1,4 +1,5 @@
-import { denseQueryText } from './query-rewrite';
+import { regexComplexityProblems } from '@agent-memory/testing';
+import { denseQueryText, QUERY_REWRITE_PATTERNS } from './query-rewrite';
 
 describe('denseQueryText', () => {
   it('turns an English question into the statement it asks about', () => {
@@ -24,5 +25,26 @@ describe('denseQueryText', () => {
     expect(denseQueryText('What?')).toBe('What');
     expect(denseQueryText('Why did?')).toBe('Why did');
     expect(denseQueryText('?')).toBe('?');
+  });
+});
+
+describe('denseQueryText on hostile queries (1,000 characters, the query limit)', () => {
+  const fill = (unit: string) => unit.repeat(Math.floor(1000 / unit.length));
+
+  it('runs only patterns that recheck proves linear', () => {
+    expect(regexComplexityProblems(QUERY_REWRITE_PATTERNS)).toEqual([]);
+  });
+
+  it.each<[string, string, string]>([
+    ['newlines', 'where' + fill('\n') + 'x', 'x'],
+    ['CRLF', 'x' + fill('\r\n') + 'y', 'x y'],
+    ['spaces after an interrogative', 'how long did' + fill(' ') + 'it take', 'it take'],
+    ['question marks', fill('?'), fill('?')],
+    ['interrogatives', fill('how long did '), fill('how long did ').trim().replace(/^how long did /, '')],
+    ['one long token', fill('a'), fill('a')],
+    ['emoji', fill('😀'), fill('😀')],
+    ['CJK with full-width question marks', fill('東京？'), fill('東京 ').trim().replace(/ /g, ' ')],
+  ])('rewrites a query of %s sanely', (_name, query, expected) => {
+    expect(denseQueryText(query)).toBe(expected);
   });
 });

@@ -1,5 +1,6 @@
 // Question marks of Latin, full-width, Spanish, Arabic and Greek script.
 const QUESTION_MARKS = /[?\uFF1F\u00BF\u061F\u037E]/g;
+const WHITESPACE_RUN = /\s+/g;
 // A leading English interrogative ("how long", "what") and the auxiliary after it ("did", "is").
 const LEADING_INTERROGATIVE =
   /^\s*(?:what|when|where|who|whom|whose|which|why|how(?:\s+(?:long|many|much|often|old|far|soon))?)\b\s*(?:(?:do|does|did|is|are|was|were|has|have|had|will|would|can|could|should|shall|may|might|must)\b)?\s*/i;
@@ -17,7 +18,10 @@ const LEADING_INTERROGATIVE =
  * question-to-statement normalisation of keyword-style query rewriting. Pure, never throws.
  */
 export function denseQueryText(query: string): string {
-  const withoutMarks = query.replace(QUESTION_MARKS, ' ').replace(/\s+/g, ' ').trim();
+  const withoutMarks = query.replace(QUESTION_MARKS, ' ').replace(WHITESPACE_RUN, ' ').trim();
   const stripped = withoutMarks.replace(LEADING_INTERROGATIVE, '').trim();
   return stripped.length > 0 ? stripped : withoutMarks.length > 0 ? withoutMarks : query;
 }
+
+/** Every pattern {@link denseQueryText} runs over a query, for the ReDoS check of its spec (each must be linear). */
+export const QUERY_REWRITE_PATTERNS: Readonly<Record<string, RegExp>> = { QUESTION_MARKS, LEADING_INTERROGATIVE, WHITESPACE_RUN };
