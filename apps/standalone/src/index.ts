@@ -1,2 +1,3 @@
 export * from './standalone.app';
 export * from './standalone.config';
+export * from './data-check';

@@ -16,6 +16,7 @@ export * from './database/sql-executor';
 export * from './blob-store/blob-store.port';
 export * from './blob-store/filesystem.blob-store';
 export * from './blob-store/s3.blob-store';
+export * from './blob-store/verified-read';
 export * from './jobs/job-queue.port';
 export * from './jobs/periodic-task';
 export * from './jobs/in-process.job-queue';

@@ -17,6 +17,7 @@ import {
   canonicalJson,
   claimIdempotencyKey,
   contentHash,
+  getVerifiedBlob,
   IdempotencyClaimLostError,
   idempotentCommitId,
   JOB_QUEUE,
@@ -131,8 +132,8 @@ export class FilesService implements OnApplicationBootstrap {
   async read(recordId: string, path: string): Promise<ReadFileResponse> {
     const row = await this.prisma.file.findUnique({ where: { recordId_path: { recordId, path } } });
     if (!row) throw new NotFoundError(`No file at path ${JSON.stringify(path)}`);
-    const bytes = await this.blobs.get(row.blobKey);
-    if (!bytes) throw new Error(`Blob ${row.blobKey} of file ${recordId}/${path} is missing`);
+    // Missing or not matching the row's hash: logged, and a 500 rather than wrong content (docs/api.md).
+    const bytes = await getVerifiedBlob(this.blobs, row.blobKey, row.contentHash, { recordId, kind: 'file' });
     return { path, content: bytes.toString('utf8') };
   }
 
@@ -165,8 +166,7 @@ export class FilesService implements OnApplicationBootstrap {
   async rawGet(recordId: string, path: string): Promise<RawGetResponse> {
     const row = await this.prisma.rawBlob.findUnique({ where: { recordId_path: { recordId, path } } });
     if (!row) throw new NotFoundError(`No raw blob at path ${JSON.stringify(path)}`);
-    const bytes = await this.blobs.get(row.blobKey);
-    if (!bytes) throw new Error(`Blob ${row.blobKey} is missing`);
+    const bytes = await getVerifiedBlob(this.blobs, row.blobKey, row.contentHash, { recordId, kind: 'raw-blob' });
     return { path, content: bytes.toString('base64'), contentType: row.contentType };
   }
 

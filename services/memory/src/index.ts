@@ -1,2 +1,3 @@
 export * from './memory.module';
 export * from './vector-index/vector-index.message-handler';
+export * from './use-cases/check-memories';

@@ -13,7 +13,8 @@ import { DEFAULT_FORGET_VACUUM_DELAY_MS, MEMORY_RECLAIM, MEMORY_RECLAIM_TABLES, 
 import { DEFAULT_MEMORY_QUOTA, MEMORY_QUOTA, type MemoryQuota } from './persistence/memory-quota';
 import { MemoryRepository } from './persistence/memory.repository';
 import { DEFAULT_MEMORY_ADMISSION, MEMORY_WORK_SCHEDULER } from './use-cases/admission';
-import { MEMORY_PRISMA, openMemoryPrisma } from './persistence/prisma';
+import { MEMORY_PRISMA, type MemoryPrismaClient, openMemoryPrisma } from './persistence/prisma';
+import { compareIndexWithDatabase } from './use-cases/check-memories';
 import { ExtractiveSummariser } from './summary/extractive.summariser';
 import { SUMMARISER, type Summariser } from './summary/summariser.port';
 import { ContextUseCase } from './use-cases/context.use-case';
@@ -97,6 +98,7 @@ class MemoryLifecycle implements OnApplicationBootstrap, OnApplicationShutdown {
     @Inject(SUMMARISER) private readonly summariser: Summariser,
     @Inject(MEMORY_MODULE_OPTIONS) private readonly options: MemoryModuleOptions,
     @Inject(MEMORY_RECLAIM) private readonly reclaim: MemoryReclaim,
+    @Inject(MEMORY_PRISMA) private readonly prisma: MemoryPrismaClient,
     @Optional() private readonly readiness?: ReadinessRegistry,
   ) {}
 
@@ -111,6 +113,8 @@ class MemoryLifecycle implements OnApplicationBootstrap, OnApplicationShutdown {
     await this.purge.start();
     this.enrich.start();
     await this.reembed.start();
+    // Damage must not go unnoticed: memories the index lacks are logged at start (in the background).
+    void compareIndexWithDatabase(this.prisma, this.index, this.logger).catch((err: unknown) => this.logger.warn({ err }, 'Could not compare the vector index with the database'));
     // Expired idempotency keys (one DELETE, safe in every replica; IDEMPOTENCY_CLEANUP in libs/platform).
     this.idempotencyCleanup = startPeriodicTask('memory-idempotency-cleanup', IDEMPOTENCY_CLEANUP.intervalMs, () => this.maintenance.deleteExpiredIdempotencyKeys());
   }

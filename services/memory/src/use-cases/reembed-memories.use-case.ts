@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { MemoryReembedJob, MemoryType } from '@agent-memory/shared';
-import { BLOB_STORE, type BlobStore, DEFAULT_RETRY, JOB_QUEUE, type JobQueue } from '@agent-memory/platform';
+import { BLOB_STORE, type BlobStore, DEFAULT_RETRY, JOB_QUEUE, type JobQueue, verifyBlob } from '@agent-memory/platform';
 import { EMBEDDER, type Embedder } from '../embedding/embedder.port';
 import { normaliseL2 } from '../embedding/vector-math';
 import { MemoryRepository } from '../persistence/memory.repository';
@@ -92,7 +92,7 @@ export class ReembedMemoriesUseCase {
       return { reembedded: 0 };
     }
     const rows = await this.repository.listOtherEmbedder(embedderId, batchSize, job.cursor);
-    const contents = await Promise.all(rows.map(async (row) => (await this.blobs.get(row.blobKey))?.toString('utf8') ?? null));
+    const contents = await Promise.all(rows.map((row) => this.contentOf(row)));
     const present = rows.flatMap((row, i) => (contents[i] === null ? [] : [{ row, content: contents[i]! }]));
     const dense = await embedDocuments(this.embedder, present.map((p) => p.content));
     const points = new Map<string, VectorPoint>(
@@ -116,5 +116,20 @@ export class ReembedMemoriesUseCase {
       this.logger.log({ embedderId }, 'Re-embedding pass complete; vectors of the previous embedder are no longer used');
     }
     return { reembedded: written.length, next };
+  }
+
+  /**
+   * The content of `row`, or null when its blob is missing (being forgotten) or does not hash to the row's
+   * `contentHash` (damaged: logged, and never embedded; `npm run data:check` reports it).
+   */
+  private async contentOf(row: { id: string; blobKey: string; contentHash: string }): Promise<string | null> {
+    const bytes = await this.blobs.get(row.blobKey);
+    if (!bytes) return null;
+    const damage = verifyBlob(row.blobKey, bytes, row.contentHash);
+    if (damage) {
+      this.logger.error({ memoryId: row.id, blobKey: row.blobKey, expectedHash: row.contentHash, actualHash: damage.actualHash }, 'Memory content failed its integrity check; not re-embedded');
+      return null;
+    }
+    return bytes.toString('utf8');
   }
 }

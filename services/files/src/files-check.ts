@@ -1,0 +1,49 @@
+import type { Logger } from '@nestjs/common';
+import { type BlobStore, verifyBlob } from '@agent-memory/platform';
+import type { FilesPrismaClient } from './persistence/prisma';
+
+/** Rows read per batch of {@link checkFiles}. */
+const CHECK_BATCH = 256;
+
+/** What {@link checkFiles} found, as `<recordId>/<path>` (files) and `raw:<recordId>/<path>` (raw blobs). */
+export interface FileCheckReport {
+  /** File and raw-blob rows checked. */
+  checked: number;
+  /** Rows whose blob is gone (reads answer 500 INTERNAL_ERROR). */
+  missingBlob: string[];
+  /** Rows whose blob does not hash to the row's `contentHash` (never served). */
+  hashMismatch: string[];
+}
+
+/**
+ * Checks every file and raw blob: row -> blob exists and hashes to `contentHash` (docs/deployment.md,
+ * "Checking and repairing a data directory"). Nothing here can be rebuilt: content lives only in the blob
+ * store, so damage is reported (and logged, error level). Linear in the rows and their bytes.
+ */
+export async function checkFiles(prisma: FilesPrismaClient, blobs: BlobStore, logger?: Logger): Promise<FileCheckReport> {
+  const report: FileCheckReport = { checked: 0, missingBlob: [], hashMismatch: [] };
+  const inspect = async (name: string, row: { blobKey: string; contentHash: string }) => {
+    report.checked++;
+    const bytes = await blobs.get(row.blobKey);
+    const damage = bytes === null ? 'missing' : verifyBlob(row.blobKey, bytes, row.contentHash) ? 'mismatch' : null;
+    if (damage === 'missing') report.missingBlob.push(name);
+    if (damage === 'mismatch') report.hashMismatch.push(name);
+    if (damage) logger?.error({ file: name, blobKey: row.blobKey, damage }, 'File blob lost or altered');
+  };
+  // Keyset pagination on the primary key (record, path): each batch is an index range scan, never an OFFSET.
+  let fileCursor: { recordId: string; path: string } | undefined;
+  for (;;) {
+    const rows = await prisma.file.findMany({ orderBy: [{ recordId: 'asc' }, { path: 'asc' }], take: CHECK_BATCH, ...(fileCursor ? { cursor: { recordId_path: fileCursor }, skip: 1 } : {}) });
+    for (const row of rows) await inspect(`${row.recordId}/${row.path}`, row);
+    if (rows.length < CHECK_BATCH) break;
+    fileCursor = { recordId: rows[rows.length - 1]!.recordId, path: rows[rows.length - 1]!.path };
+  }
+  let rawCursor: { recordId: string; path: string } | undefined;
+  for (;;) {
+    const rows = await prisma.rawBlob.findMany({ orderBy: [{ recordId: 'asc' }, { path: 'asc' }], take: CHECK_BATCH, ...(rawCursor ? { cursor: { recordId_path: rawCursor }, skip: 1 } : {}) });
+    for (const row of rows) await inspect(`raw:${row.recordId}/${row.path}`, row);
+    if (rows.length < CHECK_BATCH) break;
+    rawCursor = { recordId: rows[rows.length - 1]!.recordId, path: rows[rows.length - 1]!.path };
+  }
+  return report;
+}
