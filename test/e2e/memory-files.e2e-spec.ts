@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { SUBJECTS, UsageSummarySchema } from '@agent-memory/shared';
 import { ApiClient, type E2eServer, eventually, startE2eServer } from '@agent-memory/testing';
@@ -139,7 +139,12 @@ describe('forget', () => {
     expect(Object.values(ctx).flat().map((m: any) => m.id)).toEqual([m3.id]);
     // the vector index's files no longer hold the forgotten vectors once the purge's compaction ran
     await new Promise((r) => setTimeout(r, 3_000));
-    const indexFiles = readdirSync(server.vectorIndexDir).map((f) => readFileSync(join(server.vectorIndexDir, f), 'utf8')).join('\n');
+    // every file under the index directory (one log per record under tenants/)
+    const indexFiles = (readdirSync(server.vectorIndexDir, { recursive: true }) as string[])
+      .map((f) => join(server.vectorIndexDir, f))
+      .filter((f) => statSync(f).isFile())
+      .map((f) => readFileSync(f, 'utf8'))
+      .join('\n');
     expect(indexFiles).toContain(m3.id);
     expect(indexFiles).not.toContain(m1.id);
     expect(indexFiles).not.toContain(m2.id);

@@ -4,7 +4,7 @@
  * is left half-deleted. Rate limits are off here so that bursts and retries are not refused; the Redis
  * restart under rate-limited traffic is in replicas.cluster.e2e-spec.ts (rate limits on, two gateways).
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { ApiClient, ClusterServer, eventually } from '@agent-memory/testing';
 
@@ -37,8 +37,11 @@ async function replay(path: string, key: string, body: Record<string, unknown>) 
 }
 
 function vectorIndexText(): string {
-  return readdirSync(cluster.vectorIndexDir)
-    .map((f) => readFileSync(join(cluster.vectorIndexDir, f), 'utf8'))
+  // every file under the index directory (one log per record under tenants/)
+  return (readdirSync(cluster.vectorIndexDir, { recursive: true }) as string[])
+    .map((f) => join(cluster.vectorIndexDir, f))
+    .filter((f) => statSync(f).isFile())
+    .map((f) => readFileSync(f, 'utf8'))
     .join('\n');
 }
 
