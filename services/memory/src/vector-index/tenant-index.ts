@@ -167,9 +167,9 @@ export class TenantIndex {
       const start = this.docStart[slot];
       for (let j = 0; j < this.docCount[slot]; j++) {
         const t = this.fwdTerm[start + j];
-        const from = this.postStart[t];
-        const at = this.postSlot.subarray(from, from + this.postLen[t]).indexOf(last);
-        this.postSlot[from + at] = slot;
+        let at = this.postStart[t];
+        while (this.postSlot[at] !== last) at++;
+        this.postSlot[at] = slot;
       }
     }
     this.types[last] = FREE_TYPE;
@@ -216,9 +216,11 @@ export class TenantIndex {
    * garbage outgrows live data. O(points + postings).
    */
   repack(): void {
-    const oldTermIds = this.termIds;
-    const remap = new Int32Array(this.termCount).fill(-1);
-    const dictionary = new TermDictionary(this.liveTerms);
+    const { postLen: oldLen, postStart: oldStart, postSlot: oldSlot, postTf: oldTf, termIds: oldTermIds } = this;
+    // No dead term: numbers and dictionary stay; otherwise live terms are renumbered in order.
+    const renumber = this.liveTerms !== this.termCount;
+    const remap = renumber ? new Int32Array(this.termCount).fill(-1) : null;
+    const dictionary = renumber ? new TermDictionary(this.liveTerms) : this.dictionary;
     const termIds = new Uint32Array(this.liveTerms);
     const postStart = new Int32Array(this.liveTerms);
     const postLen = new Int32Array(this.liveTerms);
@@ -227,14 +229,18 @@ export class TenantIndex {
     let next = 0;
     let used = 0;
     for (let t = 0; t < this.termCount; t++) {
-      const len = this.postLen[t];
+      const len = oldLen[t];
       if (len === 0) continue;
-      const from = this.postStart[t];
-      postSlot.set(this.postSlot.subarray(from, from + len), used);
-      postTf.set(this.postTf.subarray(from, from + len), used);
-      remap[t] = next;
+      const from = oldStart[t];
+      for (let j = 0; j < len; j++) {
+        postSlot[used + j] = oldSlot[from + j];
+        postTf[used + j] = oldTf[from + j];
+      }
       termIds[next] = oldTermIds[t];
-      dictionary.add(oldTermIds[t], next);
+      if (remap) {
+        remap[t] = next;
+        dictionary.add(oldTermIds[t], next);
+      }
       postStart[next] = used;
       postLen[next] = len;
       used += len;
@@ -248,8 +254,11 @@ export class TenantIndex {
     for (let slot = 0; slot < this.size; slot++) {
       const start = this.docStart[slot];
       const count = this.docCount[slot];
-      for (let j = 0; j < count; j++) fwdTerm[at + j] = remap[this.fwdTerm[start + j]];
-      fwdTf.set(this.fwdTf.subarray(start, start + count), at);
+      for (let j = 0; j < count; j++) {
+        const t = this.fwdTerm[start + j];
+        fwdTerm[at + j] = remap ? remap[t] : t;
+        fwdTf[at + j] = this.fwdTf[start + j];
+      }
       docStart[slot] = at;
       docCount[slot] = count;
       at += count;
@@ -329,7 +338,8 @@ export class TenantIndex {
       const t = this.fwdTerm[start + j];
       const from = this.postStart[t];
       const last = from + --this.postLen[t];
-      const at = from + this.postSlot.subarray(from, last + 1).indexOf(slot);
+      let at = from;
+      while (this.postSlot[at] !== slot) at++;
       this.postSlot[at] = this.postSlot[last];
       this.postTf[at] = this.postTf[last];
       this.postLive--;
