@@ -1,0 +1,81 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import { ApiClient, ClusterServer, eventually } from '@agent-memory/testing';
+
+/**
+ * Forget in cluster mode leaves no copy in what the service controls (docs/deployment.md, "Forgotten
+ * content and the database files"): the blob store's directory (s3rver), the vector index's directory
+ * and the memory schema's own relation files in PostgreSQL (tables, indexes, TOAST; read under
+ * `SHOW data_directory`, as root). The server's WAL, archives and replicas are the operator's.
+ */
+
+/** Files under `root` (recursively) whose bytes contain `needle`. */
+function filesContaining(root: string, needle: Buffer): string[] {
+  if (!existsSync(root)) return [];
+  const out: string[] = [];
+  for (const entry of readdirSync(root, { withFileTypes: true })) {
+    const p = join(root, entry.name);
+    if (entry.isDirectory()) out.push(...filesContaining(p, needle));
+    else if (entry.isFile() && readFileSync(p).includes(needle)) out.push(p);
+  }
+  return out;
+}
+
+/** Every segment file (`<path>`, `<path>.1`, ...) of the memory schema's relations and their TOAST relations and indexes. */
+async function memoryRelationFiles(db: Client): Promise<string[]> {
+  const dataDirectory = (await db.query<{ data_directory: string }>('SHOW data_directory')).rows[0]!.data_directory;
+  const { rows } = await db.query<{ path: string | null }>(`
+    WITH own AS (SELECT c.oid, c.reltoastrelid FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'memory')
+    SELECT pg_relation_filepath(oid) AS path FROM own
+    UNION SELECT pg_relation_filepath(reltoastrelid) FROM own WHERE reltoastrelid <> 0
+    UNION SELECT pg_relation_filepath(i.indexrelid) FROM own JOIN pg_index i ON i.indrelid = own.reltoastrelid WHERE own.reltoastrelid <> 0`);
+  const files: string[] = [];
+  for (const { path } of rows) {
+    if (!path) continue;
+    const base = join(dataDirectory, path);
+    for (let segment = 0; ; segment++) {
+      const file = segment === 0 ? base : `${base}.${segment}`;
+      if (!existsSync(file) || !statSync(file).isFile()) break;
+      files.push(file);
+    }
+  }
+  return files;
+}
+
+let cluster: ClusterServer;
+let db: Client;
+
+beforeAll(async () => {
+  cluster = await ClusterServer.start({ env: { FORGET_VACUUM_DELAY_MS: '50' } });
+  db = new Client({ connectionString: cluster.database.url });
+  await db.connect();
+}, 300_000);
+afterAll(async () => {
+  await db?.end();
+  await cluster?.close({ removeData: true });
+});
+
+it('leaves a forgotten canary in no blob, no vector file and no relation file of the memory schema', async () => {
+  const api = new ApiClient(cluster.url);
+  const { agentKey: key, recordId } = await api.createAgent();
+  const base = `/api/v1/records/${recordId}`;
+  const canary = `canary${randomBytes(8).toString('hex')}`;
+  const needle = Buffer.from(canary);
+  (await api.request('POST', `${base}/remember`, { key, body: { content: 'This memory stays.', type: 'fact' } })).data;
+  const remembered = (await api.request('POST', `${base}/remember`, { key, body: { content: `The vault code is ${canary}.`, type: 'fact', idempotency_key: randomBytes(8).toString('hex') } })).data;
+  expect(remembered.summary).toContain(canary);
+  await db.query('CHECKPOINT'); // the rows reach the relation files
+  const stores = () => [...filesContaining(cluster.s3.directory, needle), ...filesContaining(cluster.vectorIndexDir, needle)];
+  const relations = async () => (await memoryRelationFiles(db)).filter((file) => readFileSync(file).includes(needle));
+  expect([...stores(), ...(await relations())].length).toBeGreaterThan(0);
+
+  (await api.request('DELETE', `${base}/remember`, { key, body: { id: remembered.id } })).data;
+  await eventually(async () => {
+    await db.query('CHECKPOINT'); // whatever dead tuple is still in shared buffers is written out too
+    expect([...stores(), ...(await relations())]).toEqual([]);
+  }, 60_000, 500);
+  const ctx = (await api.request('GET', `${base}/context`, { key })).data;
+  expect(ctx.fact).toHaveLength(1);
+}, 300_000);
