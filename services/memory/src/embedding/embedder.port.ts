@@ -9,10 +9,18 @@ export interface Embedder {
   readonly dimension: number;
   /**
    * Embeds each text. Returns one unit-length (L2-normalised) vector of `dimension` floats per text, in
-   * input order. Throws on model or network failure.
+   * input order. Throws on model or network failure. `options.scope` names the tenant the texts belong to
+   * (the record id): an embedder that caches keeps each scope's entries apart, so that no tenant can tell
+   * from timing what another one embedded, and caches nothing for calls without a scope.
    */
-  embed(texts: readonly string[]): Promise<Float32Array[]>;
+  embed(texts: readonly string[], options?: EmbedOptions): Promise<Float32Array[]>;
   /** Releases model memory or connections. */
   close?(): Promise<void>;
 }
 export const EMBEDDER = Symbol('Embedder');
+
+/** Options of {@link Embedder.embed}. */
+export interface EmbedOptions {
+  /** The tenant (record id) the texts belong to; the unit of cache isolation. Omit for texts of no tenant. */
+  scope?: string;
+}

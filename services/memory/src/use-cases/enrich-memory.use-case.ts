@@ -97,7 +97,7 @@ export class EnrichMemoryUseCase {
       return this.repository.applyEnrichment({ id: row.id, contentHash: row.contentHash, type, summary, embedderId: row.embedderId });
     }
     // The type is in the vector payload (recall filters by it): write the point again with the new type.
-    const dense = await embedDocument(this.embedder, content);
+    const dense = await embedDocument(this.embedder, content, { scope: row.recordId });
     const point = { id: row.id, tenant: row.recordId, dense, sparse: encodeKeywords(content), payload: { type } };
     return this.repository.applyEnrichment({ id: row.id, contentHash: row.contentHash, type, summary, embedderId: this.embedder.id }, () =>
       this.index.upsert([point]),

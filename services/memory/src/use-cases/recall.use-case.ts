@@ -31,7 +31,8 @@ export class RecallUseCase {
   async execute(agentId: string, recordId: string, body: RecallBody): Promise<RecallResponse> {
     const ranked = await this.scheduler.run(agentId, RECALL_COST, async () => {
       // The sentence model matches statements better than questions: embed the question as a statement.
-      const [vector] = await this.embedder.embed([denseQueryText(body.query)]);
+      // Scoped to the record: the embedder's cache never answers one tenant with another's text.
+      const [vector] = await this.embedder.embed([denseQueryText(body.query)], { scope: recordId });
       if (!vector) throw new Error('The embedder returned no vector');
       // A few more than asked, in case some hits have no row (half-written, or being forgotten right now).
       return hybridSearch(this.index, { tenant: recordId, vector, query: body.query, limit: body.limit + 10, types: body.types });

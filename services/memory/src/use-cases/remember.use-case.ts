@@ -82,7 +82,7 @@ export class RememberUseCase {
       await this.refuseOverQuota(agentId, recordId, body);
       // The expensive part waits for this agent's fair turn (docs/configuration.md, "Fairness between agents").
       const { embedding, type, summary } = await this.scheduler.run(agentId, rememberCost(body.content), async () => {
-        const embedding = await embedDocument(this.embedder, body.content);
+        const embedding = await embedDocument(this.embedder, body.content, { scope: recordId });
         const [type, summary] = await Promise.all([
           body.type ?? this.classifier.classify(body.content, embedding),
           this.summariser.summarise(body.content),

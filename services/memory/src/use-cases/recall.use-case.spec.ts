@@ -1,0 +1,59 @@
+import type { EmbedOptions, Embedder } from '../embedding/embedder.port';
+import { UseLiteEmbedder, type EmbeddingBatchRunner } from '../embedding/use-lite.embedder';
+import type { MemoryRepository } from '../persistence/memory.repository';
+import { embedDocument } from '../recall/document-embedding';
+import type { VectorIndex } from '../vector-index/vector-index.port';
+import { RecallUseCase } from './recall.use-case';
+
+/** A runner that counts the texts reaching the model (vector = [1, 0, ...]). */
+function countingRunner(): EmbeddingBatchRunner & { texts: string[] } {
+  const texts: string[] = [];
+  return {
+    texts,
+    async run(batch) {
+      texts.push(...batch);
+      return batch.map(() => Array.from({ length: 512 }, (_, i) => (i === 0 ? 1 : 0)));
+    },
+    dispose() {},
+  };
+}
+
+/** An index with nothing in it: recall then only embeds the query. */
+const emptyIndex = {
+  searchDense: async () => [],
+  searchSparse: async () => [],
+  scoreDense: async () => new Map<string, number>(),
+} as unknown as VectorIndex;
+const noRows = { findMany: async () => [] } as unknown as MemoryRepository;
+
+describe('embedding scope of recall and remember (cross-tenant cache isolation)', () => {
+  it("embeds each record's query in that record's scope, so another record's identical query reaches the model", async () => {
+    const runner = countingRunner();
+    const embedder = new UseLiteEmbedder({ loadRunner: async () => runner, batchWindowMs: 0 });
+    const scopes: (string | undefined)[] = [];
+    const spy = jest.spyOn(embedder, 'embed');
+    const recall = new RecallUseCase(noRows, embedder, emptyIndex);
+    await recall.execute('agt_alice', 'rec_alice', { query: 'What is the door code?', limit: 5 });
+    await recall.execute('agt_bob', 'rec_bob', { query: 'What is the door code?', limit: 5 });
+    await recall.execute('agt_alice', 'rec_alice', { query: 'What is the door code?', limit: 5 });
+    for (const call of spy.mock.calls) scopes.push((call[1] as EmbedOptions | undefined)?.scope);
+    expect(scopes).toEqual(['rec_alice', 'rec_bob', 'rec_alice']);
+    // Bob's identical question was embedded by the model; Alice's repeat came from her own cache entry.
+    expect(runner.texts).toEqual(['the door code', 'the door code']);
+    expect(embedder.stats.cacheHits).toBe(1);
+  });
+
+  it("passes a memory's record as the scope of every chunk of its embedding", async () => {
+    const calls: (EmbedOptions | undefined)[] = [];
+    const embedder: Embedder = {
+      id: 'fake@2',
+      dimension: 2,
+      embed: async (texts, options) => {
+        calls.push(options);
+        return texts.map(() => Float32Array.from([1, 0]));
+      },
+    };
+    await embedDocument(embedder, 'word '.repeat(1_000), { scope: 'rec_alice' });
+    expect(calls).toEqual([{ scope: 'rec_alice' }]);
+  });
+});
