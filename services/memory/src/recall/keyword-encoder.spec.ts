@@ -2,7 +2,7 @@ import { regexComplexityProblems } from '@agent-memory/testing';
 import { DEFAULT_KEYWORD_OPTIONS, KEYWORD_ENCODER_PATTERNS, createKeywordEncoder, encodeKeywords, encodeQuery, fnv1a32 } from './keyword-encoder';
 
 // The real Porter2 stemmer behind a counting spy (the encoder requires it at load).
-jest.mock('wink-porter2-stemmer', () => jest.fn(jest.requireActual('wink-porter2-stemmer')));
+jest.mock('wink-porter2-stemmer', () => jest.fn(jest.requireActual<(word: string) => string>('wink-porter2-stemmer')));
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const porter2 = require('wink-porter2-stemmer') as jest.Mock;
 
