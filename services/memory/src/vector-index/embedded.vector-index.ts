@@ -7,7 +7,7 @@ import { DEFAULT_INDEX_MEMORY_BUDGET_BYTES, type EmbeddedIndexStats, type Embedd
 import { checkDescriptor, checkId, checkSearch, checkSparse, checkTenant, mismatchError, normalised, preparePoint, sameDescriptor } from './embedded-input';
 import { LEGACY_LOG_FILE, migrateLegacyLog } from './legacy-log.migration';
 import { LogWriter } from './log-writer';
-import { deleteLine, fileSize, readJson, TENANTS_DIR, tenantLogPath, upsertLine, writeFileAtomic } from './point-log';
+import { deleteLine, fileSize, fsyncDirectory, hasEntries, readJson, TENANTS_DIR, tenantLogPath, upsertLine, writeFileAtomic } from './point-log';
 import { TenantCache, type ResidentTenant } from './tenant-cache';
 import type { PreparedPoint, TenantIndex } from './tenant-index';
 import { liveLines, PayloadTypes, replayTenant } from './tenant-log';
@@ -257,8 +257,7 @@ export class EmbeddedVectorIndex implements VectorIndex {
     const descriptorPath = path.join(this.directory, DESCRIPTOR_FILE);
     const stored = await readJson(descriptorPath);
     if (stored === undefined) {
-      const tenants = await fsp.readdir(path.join(this.directory, TENANTS_DIR)).catch(() => []);
-      if (((await fileSize(path.join(this.directory, LEGACY_LOG_FILE))) ?? 0) > 0 || tenants.length > 0) {
+      if (((await fileSize(path.join(this.directory, LEGACY_LOG_FILE))) ?? 0) > 0 || (await hasEntries(path.join(this.directory, TENANTS_DIR)))) {
         throw new Error(`vector index in ${this.directory} has a log but no ${DESCRIPTOR_FILE}; refusing to guess its embedder`);
       }
       await writeFileAtomic(
@@ -280,7 +279,7 @@ export class EmbeddedVectorIndex implements VectorIndex {
     this.dirty.clear();
     const withDeletes = await migrateLegacyLog(this.directory);
     for (const tenant of withDeletes ?? []) this.dirty.add(tenant);
-    await fsp.mkdir(path.join(this.directory, TENANTS_DIR), { recursive: true, mode: 0o700 });
+    if ((await fsp.mkdir(path.join(this.directory, TENANTS_DIR), { recursive: true, mode: 0o700 })) !== undefined) await fsyncDirectory(this.directory);
     this.writer.reset();
   }
 

@@ -219,3 +219,19 @@ export async function fileSize(file: string): Promise<number | undefined> {
     throw error;
   }
 }
+
+/** Whether `directory` exists and holds at least one entry (reads one entry, not the listing). */
+export async function hasEntries(directory: string): Promise<boolean> {
+  let dir;
+  try {
+    dir = await fsp.opendir(directory);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw error;
+  }
+  try {
+    return (await dir.read()) !== null;
+  } finally {
+    await dir.close();
+  }
+}
