@@ -8,6 +8,7 @@ import { openBillingPrisma } from '../../../billing/src/persistence/prisma';
 import type { GatewayRequest } from '../auth/request-context';
 import type { GatewayOptions } from '../gateway.options';
 import type { PaymentProtocol } from './payment-protocol';
+import { setPaymentState } from './payment-state';
 import { UsageRecorder } from './usage-recorder';
 
 /**
@@ -33,12 +34,15 @@ afterAll(async () => {
 /** A bus that hands the billing subjects to the billing service, validating replies as BusClient does. */
 const bus = {
   async request(subject: string, payload: never, schema: { parse(v: unknown): unknown }) {
-    const m = payload as { chargeId: string; idempotencyKey?: string; commitId?: string };
+    const m = payload as { chargeId: string; idempotencyKey?: string; commitId?: string; challengeId?: string };
     const handlers: Record<string, () => Promise<unknown>> = {
       [SUBJECTS.billing.reserve]: () => billing.reserve(payload),
       [SUBJECTS.billing.commit]: () => billing.commit(m.chargeId, m.idempotencyKey, m.commitId),
       [SUBJECTS.billing.release]: () => billing.release(payload),
       [SUBJECTS.billing.recordUsage]: () => billing.recordUsage(payload),
+      [SUBJECTS.billing.claimPayment]: () => billing.claimPayment(payload),
+      [SUBJECTS.billing.completePayment]: () => billing.completePayment(m.challengeId as never, (m as never as { outcome: 'settled' }).outcome, (m as never as { reference?: string }).reference),
+      [SUBJECTS.billing.credit]: () => billing.credit(payload),
     };
     const handler = handlers[subject];
     if (!handler) throw new Error(`unexpected subject ${subject}`);
@@ -100,5 +104,37 @@ describe.each(['enforce', 'ledger'] as const)('billing mode %s', (mode) => {
     await usage.paid(request(agentId), 'remember', newId('record'), () => Promise.resolve({ result: { id: 'mem_1' }, replayed: true }), outcome, 'k-3');
     expect((await billing.usage({ agentId, limit: 10, offset: 0 })).total).toBe(0);
     if (mode === 'enforce') expect((await billing.balance(agentId, 'test')).balanceMicroUsd).toBe(1_000_000);
+  });
+});
+
+describe('paid with a Payment credential (ledger mode)', () => {
+  /** A request carrying a verified credential of 0.05 USD; settlement succeeds at once. */
+  function paidRequest(agentId: string): GatewayRequest {
+    const req = request(agentId);
+    const challengeId = `ch_${Math.random().toString(36).slice(2)}`;
+    setPaymentState(req, {
+      reply: { header: () => undefined } as never,
+      target: {} as never,
+      verified: { challengeId, payer: '0x000000000000000000000000000000000000dEaD', amountMicroUsd: 50_000, credential: {} },
+    });
+    return req;
+  }
+  const payments = { settle: async () => ({ reference: `0x${Math.random().toString(16).slice(2)}`, receipt: 'receipt' }) } as unknown as PaymentProtocol;
+
+  it('a replay of a write no request paid for keeps its payment; later replays are refunded to the live balance', async () => {
+    const agentId = newId('agent');
+    const recordId = newId('record');
+    const usage = new UsageRecorder(bus as never, payments, { billingMode: 'ledger' } as GatewayOptions);
+    const commitId = `files:${newId('memory')}`;
+    // the first request failed at the gateway (500) after its write committed: its payment was refunded
+    await expect(usage.paid(paidRequest(agentId), 'write_file', recordId, () => Promise.reject(new DomainError('INTERNAL_ERROR', 'timeout')), outcome, 'k-p')).rejects.toBeDefined();
+    expect((await billing.balance(agentId, 'live')).balanceMicroUsd).toBe(50_000);
+    const replay = (): Promise<Reply> => Promise.resolve({ result: { id: 'f' }, replayed: true, commitId });
+    await usage.paid(paidRequest(agentId), 'write_file', recordId, replay, outcome, 'k-p'); // charged: no refund
+    await usage.paid(paidRequest(agentId), 'write_file', recordId, replay, outcome, 'k-p'); // already charged: refunded
+    const ledger = await billing.usage({ agentId, limit: 10, offset: 0 });
+    expect(ledger.total).toBe(1);
+    expect(ledger.entries[0]).toMatchObject({ operation: 'write_file', paymentMethod: 'payment', idempotencyKey: 'k-p' });
+    expect((await billing.balance(agentId, 'live')).balanceMicroUsd).toBe(100_000); // refunds of the failed call and of the second replay
   });
 });
