@@ -23,7 +23,7 @@ describe('files write idempotency with two replicas over PostgreSQL', () => {
     const recordId = newId('record');
     const agentId = newId('agent');
     const body = { path: 'notes/todo.md', content: '- buy milk\n', idempotency_key: 'k-files-takeover' };
-    let taker: { result: WriteFileResponse; replayed: boolean } | undefined;
+    let taker: { result: WriteFileResponse; replayed: boolean; commitId?: string } | undefined;
     blobs.hook = async () => {
       // Replica 0 stalls past the abandonment age after its claim; the client's retry reaches replica 1.
       await replicas[1]!.prisma.fileIdempotencyKey.updateMany({ where: { recordId, key: body.idempotency_key }, data: { createdAt: new Date(Date.now() - 31_000) } });
