@@ -3,13 +3,19 @@ export type AuthScheme = 'Bearer' | 'Signature' | 'Passkey' | 'Payment';
 const SCHEMES: Record<string, AuthScheme> = { bearer: 'Bearer', signature: 'Signature', passkey: 'Passkey', payment: 'Payment' };
 
 /**
+ * `<scheme> <credential>`: disjoint character classes, so matching is linear in the header's length
+ * (checked with recheck in the spec; Node bounds the header block at 16 KB anyway).
+ */
+export const AUTHORIZATION_PATTERN = /^([A-Za-z]+) +([\x21-\x7e]{1,1024})$/;
+
+/**
  * Splits `Authorization: <scheme> <credential>` (scheme case-insensitive, RFC 9110 §11.1). Null when
  * the header is missing, of another scheme, or its credential is empty, longer than 1,024 characters or
  * contains whitespace or control characters.
  */
 export function parseAuthorization(header: string | string[] | undefined): { scheme: AuthScheme; credential: string } | null {
   if (typeof header !== 'string') return null;
-  const m = /^([A-Za-z]+) +([\x21-\x7e]{1,1024})$/.exec(header.trim());
+  const m = AUTHORIZATION_PATTERN.exec(header.trim());
   if (!m) return null;
   const scheme = SCHEMES[(m[1] as string).toLowerCase()];
   return scheme ? { scheme, credential: m[2] as string } : null;

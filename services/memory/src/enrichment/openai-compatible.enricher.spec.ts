@@ -80,6 +80,16 @@ describe('OpenAiCompatibleEnricher', () => {
     expect(parseEnrichmentReply('{"type":"episode","summary":"   "}')).toEqual({ type: 'episode' });
   });
 
+  it('parses fenced and hostile replies in linear time', () => {
+    expect(parseEnrichmentReply('```json\n{"type":"skill"}\n```')).toEqual({ type: 'skill' });
+    expect(parseEnrichmentReply('  ```JSON {"type":"fact"} ```  ')).toEqual({ type: 'fact' });
+    expect(parseEnrichmentReply('```{"type":"episode"}```')).toEqual({ type: 'episode' });
+    expect(parseEnrichmentReply('```')).toEqual({});
+    // A fence followed by a long whitespace run: the former pattern took ~2 s for 2,000 tabs (cubic).
+    expect(parseEnrichmentReply(`\`\`\`${'\t'.repeat(20_000)}`)).toEqual({});
+    expect(parseEnrichmentReply(`\`\`\`json${' \n'.repeat(20_000)}{"type":"identity"}${'\n'.repeat(20_000)}\`\`\``)).toEqual({ type: 'identity' });
+  });
+
   it('sends at most maxContentChars of the content', async () => {
     stub.handler = (_body, _req, res) => sendJson(res, 200, completion('{}'));
     await new OpenAiCompatibleEnricher({ baseUrl, model: 'm', maxContentChars: 10 }).enrich('0123456789abcdef');

@@ -48,16 +48,28 @@ const EnrichmentReplySchema = z.object({
 });
 
 /**
+ * The text between a leading "```" (or "```json") and the last "```" of `reply`, trimmed; `reply` itself
+ * when it is not fenced. String operations, not `/^\s*```(?:json)?\s*([\s\S]*?)\s*```\s*$/`: that
+ * pattern is cubic in a run of whitespace (2,000 tabs after the fence: 2 s of CPU), and the model's
+ * reply can echo what a memory asks it to write.
+ */
+function unfence(reply: string): string {
+  const trimmed = reply.trim();
+  if (trimmed.length < 6 || !trimmed.startsWith('```') || !trimmed.endsWith('```')) return reply;
+  const inner = trimmed.slice(3, -3);
+  return (inner.slice(0, 4).toLowerCase() === 'json' ? inner.slice(4) : inner).trim();
+}
+
+/**
  * Parses a model reply into an {@link Enrichment}: the JSON object (optionally inside a ```json fence),
  * validated by zod. Returns `{}` for anything else. The summary is whitespace-collapsed, dropped when
  * empty and cut at a word to {@link ENRICHED_SUMMARY_MAX_CHARS}.
  */
 export function parseEnrichmentReply(content: string | null | undefined): Enrichment {
   if (typeof content !== 'string') return {};
-  const fenced = /^\s*```(?:json)?\s*([\s\S]*?)\s*```\s*$/i.exec(content);
   let json: unknown;
   try {
-    json = JSON.parse(fenced ? fenced[1]! : content);
+    json = JSON.parse(unfence(content));
   } catch {
     return {};
   }
