@@ -75,6 +75,20 @@ describe('forget leaves no copy under the data directory', () => {
     const ctx = (await api.request('GET', `${base}/context`, { key })).data;
     expect(ctx.fact.map((m: { id: string }) => m.id)).toEqual([kept.id]);
   }, 120_000);
+
+  it('finds a deleted record\'s file paths, file contents and memories in no file', async () => {
+    server = await startStandaloneServer({ env: FAST });
+    const api = new ApiClient(server.url);
+    const { agentKey: key } = await api.createAgent();
+    const record = (await api.request('POST', '/api/v1/records', { key, body: { name: 'to delete' } })).data;
+    const canary = `canary${randomBytes(8).toString('hex')}`;
+    const base = `/api/v1/records/${record.id}`;
+    (await api.request('POST', `${base}/write`, { key, body: { path: `notes/${canary}.md`, content: `secret ${canary}`, idempotency_key: randomBytes(8).toString('hex') } })).data;
+    (await api.request('POST', `${base}/remember`, { key, body: { content: `Remember ${canary}.`, type: 'fact' } })).data;
+    expect(filesContaining(server.dataDir, canary).length).toBeGreaterThan(0);
+    (await api.request('DELETE', base, { key })).data;
+    await eventually(() => expect(filesContaining(server!.dataDir, canary)).toEqual([]), 30_000, 200);
+  }, 120_000);
 });
 
 describe('damage is detected', () => {
@@ -144,5 +158,9 @@ describe('damage is detected', () => {
     const recall = (await api.request('POST', `${base}/recall`, { key, body: { query: 'Where does Bob live? Who is a nurse? When is the release?', limit: 10 } })).data;
     // the two intact memories are found again; the lost one has no vector (its content is gone)
     expect(recall.memories.map((m: { id: string }) => m.id).sort()).toEqual([...intact].sort());
+    // the memory whose blob is lost is not silently left out of the context: the call fails (logged)
+    const ctx = await api.request('GET', `${base}/context`, { key });
+    expect(ctx.status).toBe(500);
+    expect(ctx.code).toBe('INTERNAL_ERROR');
   }, 180_000);
 });

@@ -55,7 +55,7 @@ function serviceModule(config: ClusterConfig, redis: Redis[]): DynamicModule | T
     case 'memory-worker':
       return MemoryModule.forRoot({ embedder: o.embedder, vectorIndex: vectorIndexConfig(config), enrichment: o.enrichment, warmUp: true, quota: o.quotas.memory, admission: o.memoryAdmission, vacuumDelayMs: o.forgetVacuumDelayMs });
     case 'files':
-      return FilesModule.forRoot({ quota: o.quotas.files });
+      return FilesModule.forRoot({ quota: o.quotas.files, vacuumDelayMs: o.forgetVacuumDelayMs });
     case 'billing':
       return BillingModule.forRoot(o.billing);
     case 'vector-index':

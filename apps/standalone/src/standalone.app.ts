@@ -35,7 +35,7 @@ class StandaloneModule {
         AgentsModule.forRoot({ keyPrefix: config.agentKeyPrefix, keyRotationGraceSeconds: config.auth.keyRotationGraceSeconds, passkeys: config.auth.passkeys, signatureRealm: { domain: config.signatureDomain, chainId: config.payments.chainId } }),
         RecordsModule,
         MemoryModule.forRoot({ embedder: config.embedder, vectorIndex: { kind: 'embedded', directory: join(config.dataDir, 'vectors'), memoryBudgetBytes: config.vectorIndexMemoryBudgetBytes }, enrichment: config.enrichment, quota: config.quotas.memory, admission: config.memoryAdmission, vacuumDelayMs: config.forgetVacuumDelayMs }),
-        FilesModule.forRoot({ quota: config.quotas.files }),
+        FilesModule.forRoot({ quota: config.quotas.files, vacuumDelayMs: config.forgetVacuumDelayMs }),
         BillingModule.forRoot(config.billing),
         GatewayModule.forRoot(
           {

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, Optional } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown, Optional } from '@nestjs/common';
 import {
   ForbiddenError,
   NotFoundError,
@@ -24,6 +24,7 @@ import {
   type JobQueue,
   KeyedMutex,
   PURGE_RETRY,
+  type ReclaimScheduler,
   sha256Hex,
 } from '@agent-memory/platform';
 import { FileIdempotencyStore } from './persistence/file-idempotency.store';
@@ -32,6 +33,14 @@ import type { Prisma } from './persistence/generated/client';
 import type { FilesPrismaClient } from './persistence/prisma';
 
 export const FILES_PRISMA = Symbol('FilesPrisma');
+/** Injection token of the files service's {@link ReclaimScheduler} (see {@link FILES_RECLAIM_TABLES}). */
+export const FILES_RECLAIM = Symbol('FilesReclaim');
+/**
+ * The files tables that hold a deleted record's paths (files, raw blobs, write log, idempotency results):
+ * rewritten after a record's purge (`Database.reclaim`; docs/deployment.md, "Forgotten content and the
+ * database files"). File content itself lives only in the blob store.
+ */
+export const FILES_RECLAIM_TABLES = ['files.files', 'files.raw_blobs', 'files.write_log', 'files.idempotency_keys', 'files.purge_tasks'] as const;
 
 /** Blob key prefixes of a record's files and raw blobs; keys never contain user paths (DESIGN.md §3). */
 const filesPrefix = (recordId: string) => `records/${recordId}/files/`;
@@ -42,7 +51,7 @@ const rawPrefix = (recordId: string) => `records/${recordId}/raw/`;
  * the blob store under content-addressed keys; the row in `files.files` is the source of truth.
  */
 @Injectable()
-export class FilesService implements OnApplicationBootstrap {
+export class FilesService implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(FilesService.name);
   private readonly idempotency: FileIdempotencyStore;
   private readonly pathLocks = new KeyedMutex();
@@ -52,6 +61,8 @@ export class FilesService implements OnApplicationBootstrap {
     @Inject(BLOB_STORE) private readonly blobs: BlobStore,
     @Inject(JOB_QUEUE) private readonly jobs: JobQueue,
     @Optional() @Inject(FILE_QUOTA) private readonly quota: FileQuota = DEFAULT_FILE_QUOTA,
+    /** Rewrites the files tables after a record's purge, so no dead row keeps its paths (docs/deployment.md). */
+    @Optional() @Inject(FILES_RECLAIM) private readonly reclaim?: ReclaimScheduler,
   ) {
     this.idempotency = new FileIdempotencyStore(prisma);
   }
@@ -68,6 +79,11 @@ export class FilesService implements OnApplicationBootstrap {
     } catch (err) {
       new Logger('FilesService').warn(`Could not queue the pending purges at start-up (the sweep retries): ${(err as Error).message}`);
     }
+  }
+
+  /** Runs a pending rewrite of the files tables before the database closes. */
+  async onApplicationShutdown(): Promise<void> {
+    await this.reclaim?.flush();
   }
 
   /**
@@ -228,6 +244,7 @@ export class FilesService implements OnApplicationBootstrap {
     await this.blobs.deletePrefix(filesPrefix(recordId));
     await this.blobs.deletePrefix(rawPrefix(recordId));
     await this.prisma.filePurgeTask.deleteMany({ where: { recordId } });
+    this.reclaim?.request();
   }
 }
 
