@@ -85,8 +85,9 @@ function serviceModule(config: ClusterConfig, redis: Redis[]): DynamicModule | T
 }
 
 /**
- * Builds one cluster process (DESIGN.md §2): a Nest hybrid app whose HTTP side serves the gateway API
- * (gateway) or `/healthz`, `/readyz`, `/metrics` (every other process, on OPS_PORT), with the NATS
+ * Builds one cluster process (docs/deployment.md): a Nest hybrid app whose HTTP side serves the gateway API
+ * (gateway, on PORT, with its ops endpoints on a separate listener at OPS_PORT) or `/healthz`, `/readyz`,
+ * `/metrics` (every other process, on OPS_PORT), with the NATS
  * request server in the service's queue group and, for event consumers, the JetStream event server.
  * Call `listen` with {@link listenAddress}. SIGTERM: stop taking requests, finish in-flight ones and
  * jobs, close adapters.
@@ -110,7 +111,9 @@ export async function createClusterProcess(config: ClusterConfig): Promise<NestF
         },
       }),
       ClusterPlatformModule.forProcess(config, redis),
-      OpsModule.forService({ service: p }),
+      // The gateway's HTTP side is the public API: /metrics only on its ops listener (OPS_PORT), as the
+      // other processes serve it on theirs; /healthz and /readyz on both (docs/configuration.md, "Cluster only").
+      OpsModule.forService(p === 'gateway' ? { service: p, metricsOnHttp: false, listen: opsListenAddress(config) } : { service: p }),
       service,
     ],
   })
@@ -140,7 +143,15 @@ export async function createClusterProcess(config: ClusterConfig): Promise<NestF
   return app;
 }
 
-/** Where a process's HTTP side listens: the API port for the gateway, OPS_PORT for the others. */
+/**
+ * Where a process's HTTP side listens: the API port (PORT) for the gateway, OPS_PORT for the others.
+ * The gateway's ops endpoints are on a separate listener at {@link opsListenAddress}.
+ */
 export function listenAddress(config: ClusterConfig): { port: number; host: string } {
   return { port: config.process === 'gateway' ? config.env.PORT : config.env.OPS_PORT, host: config.env.HOST };
+}
+
+/** Where a process's `/healthz`, `/readyz` and `/metrics` answer: OPS_PORT on HOST, for every process (the gateway included). */
+export function opsListenAddress(config: ClusterConfig): { port: number; host: string } {
+  return { port: config.env.OPS_PORT, host: config.env.HOST };
 }

@@ -32,6 +32,7 @@ describe('cluster configuration (fails fast, naming the variable)', () => {
     ['a bad billing mode', 'billing', { BILLING_MODE: 'free' }, /BILLING_MODE/],
     ['a reservation age below one minute (a running paid call could lose its charge)', 'billing', { BILLING_RESERVATION_MAX_AGE_MS: '30000' }, /BILLING_RESERVATION_MAX_AGE_MS/],
     ['an S3 request timeout that is not a number', 'files', { ...S3, S3_REQUEST_TIMEOUT_MS: 'soon' }, /S3_REQUEST_TIMEOUT_MS/],
+    ['a gateway whose ops port is its API port (/metrics would be public)', 'gateway', { ...SECRET, PORT: '8080', OPS_PORT: '8080' }, /OPS_PORT: must differ from PORT/],
     ['a gateway without the bus signing key', 'gateway', { PAYMENT_SECRET_KEY: 'x'.repeat(32) }, /BUS_SIGNING_PRIVATE_KEY is required by the gateway process/],
     ['a service without the key to verify the gateway with', 'memory', { S3_ENDPOINT: 'http://127.0.0.1:9000', S3_ACCESS_KEY: 'a', S3_SECRET_KEY: 'b' }, /BUS_SIGNING_PUBLIC_KEY is required by the memory process/],
     ['a signing key that is not an Ed25519 key', 'gateway', { ...SECRET, BUS_SIGNING_PRIVATE_KEY: 'bm90IGEga2V5' }, /BUS_SIGNING_PRIVATE_KEY: must be an Ed25519 private key/],

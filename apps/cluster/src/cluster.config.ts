@@ -99,6 +99,8 @@ export function loadClusterConfig(name: string, source: NodeJS.ProcessEnv = proc
     s3 = { endpoint: e.S3_ENDPOINT!, accessKey: e.S3_ACCESS_KEY!, secretKey: e.S3_SECRET_KEY!, bucket: e.S3_BUCKET, region: e.S3_REGION, requestTimeoutMs: e.S3_REQUEST_TIMEOUT_MS };
   }
   const options = serviceOptionsFromEnv(e, { port: e.PORT, requirePaymentSecret: processName === 'gateway' });
+  // The gateway serves /metrics only on its ops listener: on the API port it would be public (docs/configuration.md).
+  if (processName === 'gateway' && e.OPS_PORT === e.PORT) throw new Error(`Invalid configuration: OPS_PORT: must differ from PORT for the gateway (got "${e.OPS_PORT}")`);
   // The gateway signs the principal it forwards; the services verify it (docs/configuration.md, "Bus authentication").
   if (processName === 'gateway' && !e.BUS_SIGNING_PRIVATE_KEY) throw new Error('Invalid configuration: BUS_SIGNING_PRIVATE_KEY is required by the gateway process');
   if (VERIFYING_PROCESSES.includes(processName) && !e.BUS_SIGNING_PUBLIC_KEY) throw new Error(`Invalid configuration: BUS_SIGNING_PUBLIC_KEY is required by the ${processName} process`);

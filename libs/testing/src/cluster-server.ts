@@ -25,6 +25,8 @@ export interface ClusterProcessHandle {
   /** HTTP port: the API for the gateway, ops (health, metrics) for the others. */
   port: number;
   url: string;
+  /** Where `/healthz`, `/readyz` and `/metrics` answer: the gateway's own OPS_PORT, the others' `url`. */
+  opsUrl: string;
   child: ChildProcess;
   logFile: string;
 }
@@ -160,8 +162,10 @@ export class ClusterServer {
   async startProcess(name: ClusterProcess, replica?: number): Promise<ClusterProcessHandle> {
     const index = replica ?? this.processes.filter((p) => p.name === name).length;
     const port = await freePort();
+    // the gateway has two ports: the API and its ops listener (metrics are not served on the API)
+    const opsPort = name === 'gateway' ? await freePort() : port;
     const logFile = join(this.dataDir, 'logs', `${name}-${index}.log`);
-    const portEnv = name === 'gateway' ? { PORT: String(port) } : { OPS_PORT: String(port) };
+    const portEnv = name === 'gateway' ? { PORT: String(port), OPS_PORT: String(opsPort) } : { OPS_PORT: String(port) };
     const child = spawn(process.execPath, ['-r', '@swc-node/register', MAIN, name], {
       cwd: REPO_ROOT,
       env: { ...process.env, ...this.env, ...this.busEnv(name), ...portEnv },
@@ -170,7 +174,7 @@ export class ClusterServer {
     const log = createWriteStream(logFile, { flags: 'a' });
     child.stdout!.pipe(log);
     child.stderr!.pipe(log);
-    const handle: ClusterProcessHandle = { name, replica: index, port, url: `http://127.0.0.1:${port}`, child, logFile };
+    const handle: ClusterProcessHandle = { name, replica: index, port, url: `http://127.0.0.1:${port}`, opsUrl: `http://127.0.0.1:${opsPort}`, child, logFile };
     trackChild(child);
     const existing = this.processes.findIndex((p) => p.name === name && p.replica === index);
     if (existing >= 0) this.processes.splice(existing, 1);

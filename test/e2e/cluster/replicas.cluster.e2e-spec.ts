@@ -14,9 +14,9 @@ beforeAll(async () => {
 }, 240_000);
 afterAll(() => cluster?.close({ removeData: true }), 120_000);
 
-/** Sum of `agent_memory_bus_messages_total` for `subject` in a process's /metrics. */
-async function handled(url: string, subject: string): Promise<number> {
-  const text = await (await fetch(`${url}/metrics`)).text();
+/** Sum of `agent_memory_bus_messages_total` for `subject` in a process's /metrics (`opsUrl`: its ops port). */
+async function handled(opsUrl: string, subject: string): Promise<number> {
+  const text = await (await fetch(`${opsUrl}/metrics`)).text();
   return text
     .split('\n')
     .filter((line) => line.startsWith('agent_memory_bus_messages_total{') && line.includes(`subject="${subject}"`))
@@ -34,7 +34,7 @@ describe('two gateways, two memory replicas', () => {
       expect(res.status).toBe(200);
       expect(res.data.memories[0].id).toBe(written.id); // both replicas see the same index and database
     }
-    const perReplica = await Promise.all([0, 1].map((r) => handled(cluster.handle('memory', r).url, 'memory.v1.recall')));
+    const perReplica = await Promise.all([0, 1].map((r) => handled(cluster.handle('memory', r).opsUrl, 'memory.v1.recall')));
     expect(perReplica[0]! + perReplica[1]!).toBe(40);
     expect(Math.min(...perReplica)).toBeGreaterThan(0);
   }, 120_000);
@@ -47,6 +47,28 @@ describe('two gateways, two memory replicas', () => {
     expect(statuses.filter((s) => s === 200)).toHaveLength(100);
     expect(statuses.filter((s) => s === 429)).toHaveLength(20);
   }, 120_000);
+});
+
+describe('the gateways\' metrics', () => {
+  it('are not on the public API port (404 NOT_FOUND in the envelope) but on each gateway\'s ops port, with health and readiness', async () => {
+    for (const gateway of cluster.gateways()) {
+      expect(gateway.opsUrl).not.toBe(gateway.url);
+      const onApi = await fetch(`${gateway.url}/metrics`);
+      expect(onApi.status).toBe(404);
+      expect(await onApi.json()).toEqual({ success: false, error: { code: 'NOT_FOUND', message: expect.any(String) } });
+
+      const onOps = await fetch(`${gateway.opsUrl}/metrics`);
+      expect(onOps.status).toBe(200);
+      expect(onOps.headers.get('content-type')).toMatch(/^text\/plain/);
+      const text = await onOps.text();
+      // the gateway's own figures, labelled with its service name (the 404 above is one of its HTTP requests)
+      expect(text).toMatch(/^agent_memory_process_cpu_user_seconds_total\{[^}]*service="gateway"/m);
+      expect(text).toMatch(/^agent_memory_http_requests_total\{[^}]*service="gateway"/m);
+      for (const path of ['/healthz', '/readyz']) expect((await fetch(`${gateway.opsUrl}${path}`)).status).toBe(200);
+      // the ops port serves nothing of the API
+      expect((await fetch(`${gateway.opsUrl}/api/v1/agents`)).status).toBe(404);
+    }
+  }, 60_000);
 });
 
 describe('graceful shutdown', () => {
