@@ -166,10 +166,13 @@ describe('ExtractiveSummariser on hostile input (bounded work, sane results)', (
   });
 
   it('keeps the lexicon of the shared wink pipeline bounded however many distinct words it reads', async () => {
-    // ~1,000 new words per summary; 150 summaries put 150,000 unknown words through wink.
-    for (let i = 0; i < 150; i++) await summariser.summarise(distinctWords(Math.floor(SUMMARY_WINDOW_CHARS / 9), i + 1));
+    const first = sharedWinkNlp();
+    // A window of new 8-letter words per summary, until 1.5 × the bound has gone through wink.
+    const perSummary = Math.floor(SUMMARY_WINDOW_CHARS / 9);
+    for (let i = 0; i < Math.ceil((1.5 * MAX_WINK_OOV_LEXEMES) / perSummary); i++) await summariser.summarise(distinctWords(perSummary, i + 1));
     expect(winkOutOfVocabularyLexemes()).toBeGreaterThan(0);
     expect(winkOutOfVocabularyLexemes()).toBeLessThanOrEqual(MAX_WINK_OOV_LEXEMES + 2 * SUMMARY_WINDOW_CHARS);
+    expect(sharedWinkNlp()).not.toBe(first); // rebuilt with a fresh lexicon
   });
 
   it.each<[string, string, RegExp | string]>([

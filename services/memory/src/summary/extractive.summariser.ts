@@ -20,12 +20,12 @@ export const MAX_WINK_TOKEN_CHARS = 256;
 
 /**
  * Summaries are drawn from the first this many characters of the whitespace-collapsed content (UTF-16
- * code units), as the dense embedding covers the first 8 chunks of 1,000 characters
- * (recall/document-embedding.ts). Why: wink-nlp's cost grows with the text (a 50 KB memory of short
- * lines took ~200 ms of CPU on the event loop), and the summary is 280 characters that say what the
- * memory is about, which its lead says (docs/api.md, "Memories").
+ * code units; about 40 sentences of prose). Why: wink-nlp's cost grows with the number of tokens (a
+ * 50 KB memory of numbered lines took ~200 ms of CPU on the event loop, the first 8,000 characters of it
+ * still ~45 ms, these 4,000 ~25 ms), and the summary is 280 characters that say what the memory is
+ * about, which its lead says (docs/api.md, "Memories").
  */
-export const SUMMARY_WINDOW_CHARS = 8_000;
+export const SUMMARY_WINDOW_CHARS = 4_000;
 
 /**
  * Most out-of-vocabulary lexemes the shared wink pipeline may hold before it is rebuilt. wink-nlp adds
