@@ -13,8 +13,8 @@ const SECRET_KEYS = ['DATABASE_URL', 'REDIS_URL', 'S3_ACCESS_KEY', 'S3_SECRET_KE
 const natsPasswordKey = (svc: string) => `NATS_PASSWORD_${svc.toUpperCase().replace(/-/g, '_')}`;
 const BUS_SECRET_KEYS = ['BUS_SIGNING_PRIVATE_KEY', 'BUS_SIGNING_PUBLIC_KEY', ...SERVICES.map(natsPasswordKey)];
 
-/** Port name and number of a process: the gateway serves everything on http 8080, the others on ops 9090. */
-const portOf = (svc: string) => (svc === 'gateway' ? { name: 'http', port: 8080 } : { name: 'ops', port: 9090 });
+/** Ports of a process: every process has ops 9090 (health, metrics); the gateway also the API, http 8080. */
+const portsOf = (svc: string) => [...(svc === 'gateway' ? [{ name: 'http', port: 8080 }] : []), { name: 'ops', port: 9090 }];
 
 /** Assertions every process Deployment must meet, whatever the values. */
 function expectHardenedDeployment(objects: K8sObject[], svc: string, secretName: string) {
@@ -22,13 +22,14 @@ function expectHardenedDeployment(objects: K8sObject[], svc: string, secretName:
   const pod = dep.spec.template.spec;
   expect(pod.containers).toHaveLength(1);
   const c = pod.containers[0];
-  const { name: portName, port } = portOf(svc);
+  const ports = portsOf(svc);
 
   expect(c.args).toEqual([svc]);
-  expect(c.ports).toEqual([{ name: portName, containerPort: port, protocol: 'TCP' }]);
-  expect(c.livenessProbe.httpGet).toEqual({ path: '/healthz', port: portName });
-  expect(c.readinessProbe.httpGet).toEqual({ path: '/readyz', port: portName });
-  expect(c.startupProbe.httpGet).toEqual({ path: '/healthz', port: portName });
+  expect(c.ports).toEqual(ports.map(({ name, port }) => ({ name, containerPort: port, protocol: 'TCP' })));
+  // probes on the ops port, the gateway's too (its API port serves health but never metrics)
+  expect(c.livenessProbe.httpGet).toEqual({ path: '/healthz', port: 'ops' });
+  expect(c.readinessProbe.httpGet).toEqual({ path: '/readyz', port: 'ops' });
+  expect(c.startupProbe.httpGet).toEqual({ path: '/healthz', port: 'ops' });
   for (const kind of ['requests', 'limits']) {
     expect(c.resources[kind]).toEqual({ cpu: expect.anything(), memory: expect.anything() });
   }
@@ -50,7 +51,9 @@ function expectHardenedDeployment(objects: K8sObject[], svc: string, secretName:
   // non-secret env from the shared ConfigMap, secrets by reference, the port variable of the process
   expect(c.envFrom).toEqual([{ configMapRef: { name: `${fullname}-config` } }]);
   const env = Object.fromEntries(c.env.map((e: { name: string }) => [e.name, e]));
-  expect(env[svc === 'gateway' ? 'PORT' : 'OPS_PORT'].value).toBe(String(port));
+  expect(env.OPS_PORT.value).toBe('9090');
+  if (svc === 'gateway') expect(env.PORT.value).toBe('8080');
+  else expect(env.PORT).toBeUndefined();
   for (const key of SECRET_KEYS) {
     expect(env[key].valueFrom.secretKeyRef).toMatchObject({ name: secretName, key });
     expect(env[key].value).toBeUndefined();
@@ -70,7 +73,7 @@ function expectHardenedDeployment(objects: K8sObject[], svc: string, secretName:
   expect(dep.spec.template.metadata.labels).toMatchObject(dep.spec.selector.matchLabels);
 
   const service = find(objects, 'Service', `${fullname}-${svc}`);
-  expect(service.spec.ports).toEqual([{ name: portName, port, targetPort: portName, protocol: 'TCP' }]);
+  expect(service.spec.ports).toEqual(ports.map(({ name, port }) => ({ name, port, targetPort: name, protocol: 'TCP' })));
   expect(service.spec.selector).toEqual(dep.spec.selector.matchLabels);
   return dep;
 }
@@ -221,7 +224,8 @@ describe('helm chart: production-like values (ci/values-production.yaml)', () =>
 
     const sm = find(objects, 'ServiceMonitor', `${fullname}-${svc}`);
     expect(sm.metadata.labels?.release).toBe('prometheus');
-    expect(sm.spec.endpoints).toEqual([expect.objectContaining({ port: portOf(svc).name, path: '/metrics' })]);
+    // every process, the gateway included, is scraped on its ops port: the API port serves no /metrics
+    expect(sm.spec.endpoints).toEqual([expect.objectContaining({ port: 'ops', path: '/metrics' })]);
     expect(sm.spec.selector.matchLabels).toEqual(dep.spec.selector.matchLabels);
   });
 
@@ -321,13 +325,12 @@ describe('helm chart: network policy', () => {
     expect(policy.spec.policyTypes).toEqual(['Ingress', 'Egress']);
   });
 
-  it('opens the gateway\'s HTTP port to anyone and the services\' ops ports to the cluster\'s pods only', () => {
+  it('opens the gateway\'s HTTP port to anyone and every ops port (the gateway\'s too) to the cluster\'s pods only', () => {
     for (const svc of SERVICES) {
       const ingress = find(objects, 'NetworkPolicy', `${fullname}-${svc}`).spec.ingress;
-      expect(ingress).toHaveLength(1);
-      expect(ingress[0].ports).toEqual([{ port: portOf(svc).name, protocol: 'TCP' }]);
-      if (svc === 'gateway') expect(ingress[0].from).toBeUndefined();
-      else expect(ingress[0].from).toEqual([{ namespaceSelector: {} }]);
+      const ops = { ports: [{ port: 'ops', protocol: 'TCP' }], from: [{ namespaceSelector: {} }] };
+      if (svc === 'gateway') expect(ingress).toEqual([{ ports: [{ port: 'http', protocol: 'TCP' }] }, ops]);
+      else expect(ingress).toEqual([ops]);
     }
   });
 
@@ -341,7 +344,8 @@ describe('helm chart: network policy', () => {
     const prod = render(RELEASE, [PRODUCTION_VALUES]);
     for (const svc of SERVICES) {
       const policy = find(prod, 'NetworkPolicy', `${fullname}-${svc}`);
-      if (svc !== 'gateway') expect(policy.spec.ingress[0].from).toEqual([{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } }]);
+      const ops = policy.spec.ingress.find((rule: { ports: Array<{ port: string }> }) => rule.ports[0]!.port === 'ops');
+      expect(ops.from).toEqual([{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } }]);
       expect(egressOf(policy)[1]).toEqual({ ports: ['4222/TCP'], to: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'messaging' } } }] });
     }
   });
@@ -355,6 +359,71 @@ describe('helm chart: network policy', () => {
   it('refuses unknown keys and non-numeric ports', () => {
     withValuesFile('networkPolicy:\n  egressAll: true\n', (file) => expect(helm(['lint', '--strict', CHART, '-f', file]).status).not.toBe(0));
     withValuesFile('networkPolicy:\n  dependencies:\n    nats: { ports: [nats], to: [] }\n', (file) => expect(helm(['lint', '--strict', CHART, '-f', file]).status).not.toBe(0));
+  });
+});
+
+describe('helm chart: ports', () => {
+  it('moves every process\'s ops port, probes and Service with opsPort, and keeps the gateway\'s API port', () => {
+    const objects = render(RELEASE, [], ['--set', 'serviceDefaults.opsPort=9464']);
+    for (const svc of SERVICES) {
+      const c = find(objects, 'Deployment', `${fullname}-${svc}`).spec.template.spec.containers[0];
+      expect(c.ports.find((p: { name: string }) => p.name === 'ops').containerPort).toBe(9464);
+      expect(c.env.find((e: { name: string }) => e.name === 'OPS_PORT').value).toBe('9464');
+      expect(find(objects, 'Service', `${fullname}-${svc}`).spec.ports.find((p: { name: string }) => p.name === 'ops').port).toBe(9464);
+    }
+    const gateway = find(objects, 'Deployment', `${fullname}-gateway`).spec.template.spec.containers[0];
+    expect(gateway.env.find((e: { name: string }) => e.name === 'PORT').value).toBe('8080');
+  });
+
+  it('refuses a gateway whose API port is its ops port (metrics would be public)', () => {
+    const res = helm(['template', RELEASE, CHART, '--set', 'services.gateway.opsPort=8080']);
+    expect(res.status).not.toBe(0);
+    expect(res.stderr).toContain('services.gateway.port and opsPort must differ');
+  });
+});
+
+describe('helm chart: signature domain', () => {
+  const domainOf = (objects: K8sObject[]) => find(objects, 'ConfigMap', `${fullname}-config`).data.SIGNATURE_DOMAIN;
+
+  it('sets SIGNATURE_DOMAIN once, in the ConfigMap every process reads, from config.signatureDomain', () => {
+    const objects = render(RELEASE, [], ['--set', 'config.signatureDomain=memory.example.org:8443']);
+    expect(domainOf(objects)).toBe('memory.example.org:8443');
+    for (const svc of SERVICES) {
+      const c = find(objects, 'Deployment', `${fullname}-${svc}`).spec.template.spec.containers[0];
+      expect(c.envFrom).toEqual([{ configMapRef: { name: `${fullname}-config` } }]);
+      // no process overrides it: all name the same deployment
+      expect(c.env.find((e: { name: string }) => e.name === 'SIGNATURE_DOMAIN')).toBeUndefined();
+    }
+    // the migration Job does not sign anything, but the ConfigMap's checksum rolls every pod when it changes
+    const sum = (objs: K8sObject[]) => find(objs, 'Deployment', `${fullname}-gateway`).spec.template.metadata.annotations['checksum/config'];
+    expect(sum(objects)).not.toBe(sum(render(RELEASE)));
+  });
+
+  it('defaults to the first ingress host (production values name it too), and to none without an ingress or with a wildcard host', () => {
+    expect(domainOf(render(RELEASE))).toBeUndefined();
+    expect(domainOf(render(RELEASE, [PRODUCTION_VALUES]))).toBe('memory.example.com');
+    const withHost = (host: string) =>
+      withValuesFile(`ingress:\n  enabled: true\n  hosts:\n    - host: ${JSON.stringify(host)}\n      paths: [{ path: /, pathType: Prefix }]\n`, (file) => domainOf(render(RELEASE, [file])));
+    expect(withHost('API.Example.net')).toBe('api.example.net');
+    expect(withHost('*.example.net')).toBeUndefined();
+    expect(domainOf(render(RELEASE, [], ['--set', 'ingress.enabled=true', '--set', 'config.signatureDomain=memory.example.org']))).toBe('memory.example.org');
+  });
+
+  it.each(['https://memory.example.com', 'Memory.Example.com', 'memory', 'memory.example.com/api', 'memory.example.com:port'])('refuses %s (a host, with an optional port, as the processes accept it)', (value) => {
+    withValuesFile(`config:\n  signatureDomain: ${JSON.stringify(value)}\n`, (file) => {
+      const lint = helm(['lint', '--strict', CHART, '-f', file]);
+      expect(lint.status).not.toBe(0);
+      expect(lint.stdout + lint.stderr).toMatch(/signatureDomain/);
+    });
+  });
+
+  it('refuses the domain set twice (config.signatureDomain and config.extraEnv.SIGNATURE_DOMAIN)', () => {
+    const res = helm(['template', RELEASE, CHART, '--set', 'config.signatureDomain=a.example.com', '--set', 'config.extraEnv.SIGNATURE_DOMAIN=b.example.com']);
+    expect(res.status).not.toBe(0);
+    expect(res.stderr).toContain('set the signature domain once');
+    // extraEnv alone still works (and wins over the ingress default)
+    const objects = render(RELEASE, [], ['--set', 'ingress.enabled=true', '--set', 'config.extraEnv.SIGNATURE_DOMAIN=b.example.com']);
+    expect(domainOf(objects)).toBe('b.example.com');
   });
 });
 
