@@ -64,3 +64,26 @@ describe('PgDatabase migrations', () => {
     await expect(new PgDatabase({ connectionString: 'postgres://postgres@127.0.0.1:1/none' }).ping()).rejects.toThrow();
   });
 });
+
+describe('PgDatabase.reclaim', () => {
+  it('rewrites a table (new relation file, live rows kept) and tolerates a role that may not checkpoint', async () => {
+    const db = new PgDatabase({ connectionString: database.url });
+    const { Client } = await import('pg');
+    const client = new Client({ connectionString: database.url });
+    await client.connect();
+    try {
+      await client.query('CREATE SCHEMA IF NOT EXISTS reclaim; CREATE TABLE reclaim.t (id int PRIMARY KEY, s text)');
+      await client.query("INSERT INTO reclaim.t VALUES (1, 'kept'), (2, 'deleted')");
+      await client.query('DELETE FROM reclaim.t WHERE id = 2');
+      const before = (await client.query("SELECT pg_relation_filepath('reclaim.t') AS p")).rows[0].p;
+      await db.reclaim(['reclaim.t']);
+      const after = (await client.query("SELECT pg_relation_filepath('reclaim.t') AS p")).rows[0].p;
+      expect(after).not.toBe(before);
+      expect((await client.query('SELECT id, s FROM reclaim.t')).rows).toEqual([{ id: 1, s: 'kept' }]);
+      await expect(db.reclaim(['reclaim.t; SELECT 1'])).rejects.toThrow('Invalid table name');
+    } finally {
+      await client.end();
+      await db.close();
+    }
+  });
+});
