@@ -17,7 +17,7 @@ export async function lockDirectory(directory: string): Promise<void> {
   const lockPath = path.join(directory, LOCK_FILE);
   try {
     // Exclusive create: of two processes starting together, only one gets the lock.
-    await fsp.writeFile(lockPath, `${process.pid}\n`, { flag: 'wx' });
+    await fsp.writeFile(lockPath, `${process.pid}\n`, { flag: 'wx', mode: 0o600 });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     const holder = Number.parseInt(await fsp.readFile(lockPath, 'utf8').catch(() => ''), 10);
@@ -25,7 +25,7 @@ export async function lockDirectory(directory: string): Promise<void> {
       throw new Error(`vector index in ${directory} is in use by process ${holder}`);
     }
     // Stale: its process is gone (crash), or it is this process after an instance was never closed.
-    await fsp.writeFile(lockPath, `${process.pid}\n`);
+    await fsp.writeFile(lockPath, `${process.pid}\n`, { mode: 0o600 });
   }
   openDirectories.add(directory);
 }
