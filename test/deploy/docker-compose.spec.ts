@@ -45,14 +45,14 @@ describe('docker-compose.yml', () => {
     }
   });
 
-  it.each(SERVICES)('%s: same image as every process, command [name], /readyz healthcheck on its port', (name) => {
+  it.each(SERVICES)('%s: same image as every process, command [name], /readyz healthcheck on its ops port', (name) => {
     const svc = compose.services[name];
     expect(svc.build).toBe('.');
     expect(svc.image).toBe(compose.services.migrate.image);
     expect(svc.command).toEqual([name]);
-    const port = name === 'gateway' ? 8080 : 9090;
+    // the gateway's too: its ops port (9090) serves health and metrics, its API port no metrics
     expect(svc.healthcheck.test.slice(0, 3)).toEqual(['CMD', 'node', '-e']);
-    expect(svc.healthcheck.test[3]).toContain(`fetch('http://127.0.0.1:${port}/readyz')`);
+    expect(svc.healthcheck.test[3]).toContain(`fetch('http://127.0.0.1:9090/readyz')`);
   });
 
   it.each(SERVICES)('%s: waits for healthy NATS, PostgreSQL and Redis and for migrate to succeed', (name) => {

@@ -107,10 +107,12 @@ async function main(): Promise<void> {
   let opsPort = OPS_PORT_BASE;
   const started: Promise<void>[] = [];
   for (const name of list) {
-    const port = name === 'gateway' ? base.env.PORT : opsPort++;
-    const child = spawnProcess(name, name === 'gateway' ? { PORT: String(port) } : { OPS_PORT: String(port) });
-    const ready = waitReady(`http://127.0.0.1:${port}`, child, name).then(() => {
-      process.stdout.write(`  ${name.padEnd(13)} ready  (${name === 'gateway' ? 'API' : 'ops'} on :${port})\n`);
+    // every process has its own ops port (/healthz, /readyz, /metrics); the gateway also the API (PORT),
+    // which serves no /metrics
+    const ops = opsPort++;
+    const child = spawnProcess(name, name === 'gateway' ? { PORT: String(base.env.PORT), OPS_PORT: String(ops) } : { OPS_PORT: String(ops) });
+    const ready = waitReady(`http://127.0.0.1:${ops}`, child, name).then(() => {
+      process.stdout.write(`  ${name.padEnd(13)} ready  (${name === 'gateway' ? `API on :${base.env.PORT}, ` : ''}ops on :${ops})\n`);
     });
     // memory opens the shared vector index at start: let vector-index come up first
     if (name === 'vector-index') await ready;
