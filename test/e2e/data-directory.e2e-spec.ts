@@ -3,6 +3,7 @@ import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, s
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { checkDataDirectory } from '@agent-memory/standalone';
+import { Metrics } from '@agent-memory/platform';
 import { ApiClient, eventually, startStandaloneServer, type TestServer } from '@agent-memory/testing';
 
 /**
@@ -158,6 +159,9 @@ describe('damage is detected', () => {
     const recall = (await api.request('POST', `${base}/recall`, { key, body: { query: 'Where does Bob live? Who is a nurse? When is the release?', limit: 10 } })).data;
     // the two intact memories are found again; the lost one has no vector (its content is gone)
     expect(recall.memories.map((m: { id: string }) => m.id).sort()).toEqual([...intact].sort());
+    // the start-up comparison counts the one memory the index still lacks (its content is lost)
+    const metrics = server.app.get(Metrics);
+    await eventually(async () => expect(await metrics.registry.getSingleMetricAsString('agent_memory_index_missing_memories')).toMatch(/agent_memory_index_missing_memories\{[^}]*\} 1$/m));
     // the memory whose blob is lost is not silently left out of the context: the call fails (logged)
     const ctx = await api.request('GET', `${base}/context`, { key });
     expect(ctx.status).toBe(500);

@@ -1,5 +1,6 @@
 import { type DynamicModule, Inject, Injectable, Logger, Module, type OnApplicationBootstrap, type OnApplicationShutdown, Optional } from '@nestjs/common';
-import { BusClient, DATABASE, type Database, FairScheduler, type FairSchedulerOptions, IDEMPOTENCY_CLEANUP, type PeriodicTask, ReadinessRegistry, ReclaimScheduler, startPeriodicTask } from '@agent-memory/platform';
+import { Gauge } from 'prom-client';
+import { BusClient, DATABASE, type Database, FairScheduler, type FairSchedulerOptions, IDEMPOTENCY_CLEANUP, METRIC_PREFIX, Metrics, type PeriodicTask, ReadinessRegistry, ReclaimScheduler, startPeriodicTask } from '@agent-memory/platform';
 import { MEMORY_TYPE_CLASSIFIER, type MemoryTypeClassifier } from './classification/memory-type-classifier.port';
 import { PrototypeMemoryTypeClassifier } from './classification/prototype.memory-type-classifier';
 import { EMBEDDER, type Embedder } from './embedding/embedder.port';
@@ -100,6 +101,7 @@ class MemoryLifecycle implements OnApplicationBootstrap, OnApplicationShutdown {
     @Inject(MEMORY_RECLAIM) private readonly reclaim: MemoryReclaim,
     @Inject(MEMORY_PRISMA) private readonly prisma: MemoryPrismaClient,
     @Optional() private readonly readiness?: ReadinessRegistry,
+    @Optional() private readonly metrics?: Metrics,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -114,7 +116,13 @@ class MemoryLifecycle implements OnApplicationBootstrap, OnApplicationShutdown {
     this.enrich.start();
     await this.reembed.start();
     // Damage must not go unnoticed: memories the index lacks are logged at start (in the background).
-    void compareIndexWithDatabase(this.prisma, this.index, this.logger).catch((err: unknown) => this.logger.warn({ err }, 'Could not compare the vector index with the database'));
+    // The gauge agent_memory_index_missing_memories carries the result to /metrics (0 when consistent).
+    const missing = this.metrics
+      ? new Gauge({ name: `${METRIC_PREFIX}index_missing_memories`, help: 'Memories with a row but no vector in the index, found by the start-up comparison (npm run data:check -- --repair).', registers: [this.metrics.registry] })
+      : undefined;
+    void compareIndexWithDatabase(this.prisma, this.index, this.logger)
+      .then((drifts) => missing?.set(drifts.reduce((sum, d) => sum + d.rows - d.points, 0)))
+      .catch((err: unknown) => this.logger.warn({ err }, 'Could not compare the vector index with the database'));
     // Expired idempotency keys (one DELETE, safe in every replica; IDEMPOTENCY_CLEANUP in libs/platform).
     this.idempotencyCleanup = startPeriodicTask('memory-idempotency-cleanup', IDEMPOTENCY_CLEANUP.intervalMs, () => this.maintenance.deleteExpiredIdempotencyKeys());
   }
