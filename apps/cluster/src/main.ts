@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { createClusterProcess, listenAddress } from './cluster.app';
+import { createClusterProcess, listenAddress, opsListenAddress } from './cluster.app';
 import { loadClusterConfig } from './cluster.config';
 import { runMigrateCommand } from './migrate.command';
 
@@ -18,7 +18,9 @@ async function main(): Promise<void> {
   const app = await createClusterProcess(config);
   const { port, host } = listenAddress(config);
   await app.listen({ port, host });
-  const what = config.process === 'gateway' ? `HTTP API on http://${host}:${port}` : `ops (health, metrics) on http://${host}:${port}`;
+  const ops = opsListenAddress(config);
+  const what =
+    config.process === 'gateway' ? `HTTP API on http://${host}:${port}, ops (health, metrics) on http://${ops.host}:${ops.port}` : `ops (health, metrics) on http://${host}:${port}`;
   process.stdout.write(`agent-memory ${config.process} ready: ${what}, bus ${config.env.NATS_URL}\n`);
 }
 
