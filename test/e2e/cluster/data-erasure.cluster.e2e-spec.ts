@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { ApiClient, ClusterServer, eventually } from '@agent-memory/testing';
@@ -8,7 +8,8 @@ import { ApiClient, ClusterServer, eventually } from '@agent-memory/testing';
  * Forget in cluster mode leaves no copy in what the service controls (docs/deployment.md, "Forgotten
  * content and the database files"): the blob store's directory (s3rver), the vector index's directory
  * and the memory schema's own relation files in PostgreSQL (tables, indexes, TOAST; read under
- * `SHOW data_directory`, as root). The server's WAL, archives and replicas are the operator's.
+ * `SHOW data_directory`, as root). The server's WAL, archives and replicas are the operator's. And an
+ * altered object in the blob store is never served (docs/api.md, "Envelope, statuses, errors").
  */
 
 /** Files under `root` (recursively) whose bytes contain `needle`. */
@@ -79,3 +80,20 @@ it('leaves a forgotten canary in no blob, no vector file and no relation file of
   const ctx = (await api.request('GET', `${base}/context`, { key })).data;
   expect(ctx.fact).toHaveLength(1);
 }, 300_000);
+
+it('never serves an altered object from the blob store: read file and context answer 500 INTERNAL_ERROR', async () => {
+  const api = new ApiClient(cluster.url);
+  const { agentKey: key, recordId } = await api.createAgent();
+  const base = `/api/v1/records/${recordId}`;
+  const marker = `original${randomBytes(6).toString('hex')}`;
+  (await api.request('POST', `${base}/write`, { key, body: { path: 'notes/a.md', content: `file ${marker}` } })).data;
+  (await api.request('POST', `${base}/remember`, { key, body: { content: `memory ${marker}`, type: 'fact' } })).data;
+  const objects = filesContaining(cluster.s3.directory, Buffer.from(marker));
+  expect(objects).toHaveLength(2);
+  for (const object of objects) writeFileSync(object, readFileSync(object, 'utf8').replace('original', 'tampered'));
+  const read = await api.request('GET', `${base}/read?path=notes%2Fa.md`, { key });
+  expect([read.status, read.code]).toEqual([500, 'INTERNAL_ERROR']);
+  expect(JSON.stringify(read.body)).not.toContain('tampered');
+  const ctx = await api.request('GET', `${base}/context`, { key });
+  expect([ctx.status, ctx.code]).toEqual([500, 'INTERNAL_ERROR']);
+}, 120_000);
