@@ -202,7 +202,8 @@ export class PrototypeMemoryTypeClassifier implements MemoryTypeClassifier {
     const [prototypes, vector] = await Promise.all([
       this.getPrototypes(),
       // Chunked as remember embeds content, so a long memory never reaches the model (or its tokeniser) whole.
-      embedding ? Promise.resolve(embedding) : embedDocument(this.embedder, content),
+      // Unscoped (not cached): the classifier is told no record; remember passes the embedding it made.
+      embedding ? Promise.resolve(embedding) : embedDocument(this.embedder, content, {}),
     ]);
     const window = content.length > CUE_WINDOW_CHARS ? content.slice(0, CUE_WINDOW_CHARS) : content;
     const scores = {} as TypeScores;

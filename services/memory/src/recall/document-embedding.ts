@@ -31,9 +31,10 @@ export function chunkForEmbedding(text: string, chunkChars = EMBEDDING_CHUNK_CHA
  * Embedding of a memory's content: short content is embedded as is; long content is embedded in chunks
  * (one batched model call) whose mean is re-normalised, so a 50 KB memory costs about as much as 8
  * sentences-worth of model time instead of seconds. Returns a unit vector of the embedder's dimension.
- * `options.scope` (the record id) is passed to the embedder, which keeps its cache per scope.
+ * `options.scope` (the record id) is passed to the embedder, which keeps its cache per scope. Required, so
+ * that no caller forgets it: pass `{}` only for text of no tenant (docs/api.md, "Isolation").
  */
-export async function embedDocument(embedder: Embedder, content: string, options?: EmbedOptions): Promise<Float32Array> {
+export async function embedDocument(embedder: Embedder, content: string, options: EmbedOptions): Promise<Float32Array> {
   const chunks = chunkForEmbedding(content);
   const vectors = await embedder.embed(chunks, options);
   if (vectors.length !== chunks.length || !vectors[0]) throw new Error('The embedder returned no vector');

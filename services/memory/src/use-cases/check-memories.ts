@@ -70,7 +70,7 @@ export async function checkMemories(stores: MemoryCheckStores, options: { repair
       report.missingVector.push(row.id);
       if (options.repair && !damaged && row.embedderId === embedder.id) {
         const content = bytes!.toString('utf8');
-        const dense = await embedDocument(embedder, content);
+        const dense = await embedDocument(embedder, content, { scope: row.recordId });
         await index.upsert([{ id: row.id, tenant: row.recordId, dense, sparse: encodeKeywords(content), payload: { type: row.type as MemoryType } }]);
         report.repairedVectors++;
       }

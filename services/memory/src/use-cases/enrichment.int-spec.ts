@@ -103,7 +103,7 @@ describe('enrichment and re-embedding (standalone platform, local LLM server)', 
   const row = (id: string) => prisma.memory.findUnique({ where: { id } });
   /** Ids of the record's points of `type` nearest to the content's embedding. */
   async function indexedAs(recordId: string, content: string, type: MemoryType): Promise<string[]> {
-    const vector = await embedDocument(embedder, content);
+    const vector = await embedDocument(embedder, content, { scope: recordId });
     return (await index.searchDense(vector, { tenant: recordId, limit: 10, types: [type] })).map((hit) => hit.id);
   }
   /** A gate the test opens later, and a promise that resolves when the LLM has received a request. */
@@ -215,7 +215,7 @@ describe('enrichment and re-embedding (standalone platform, local LLM server)', 
     expect(new Set(rows.map((r) => r.embedderId))).toEqual(new Set([embedder.id]));
     expect(await index.count(recordId)).toBe(4);
     for (const [i, content] of contents.entries()) {
-      const vector = await embedDocument(embedder, content);
+      const vector = await embedDocument(embedder, content, { scope: recordId });
       const hits = await index.searchDense(vector, { tenant: recordId, limit: 1 });
       if (i === 1) expect(hits[0]?.id).not.toBe(ids[1]);
       else expect(hits[0]).toEqual({ id: ids[i], score: expect.closeTo(1, 4) });

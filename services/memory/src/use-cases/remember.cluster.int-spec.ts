@@ -80,7 +80,7 @@ describe('remember with two replicas over PostgreSQL', () => {
   const rows = (recordId: string) => replicas[0]!.prisma.memory.findMany({ where: { recordId } });
   /** Cosine similarity of the stored vector of `id` to the embedding of `content` (absent vector: undefined). */
   async function vectorScore(recordId: string, id: string, content: string): Promise<number | undefined> {
-    return (await index.scoreDense(await embedDocument(embedder, content), recordId, [id])).get(id);
+    return (await index.scoreDense(await embedDocument(embedder, content, { scope: recordId }), recordId, [id])).get(id);
   }
   async function domainCode(promise: Promise<unknown>): Promise<string> {
     try {
