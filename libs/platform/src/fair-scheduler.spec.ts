@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { RateLimitedError } from '@agent-memory/shared';
 import { FairScheduler } from './fair-scheduler';
 
@@ -117,10 +118,22 @@ describe('FairScheduler', () => {
     expect((refused as RateLimitedError).code).toBe('RATE_LIMITED');
     expect((refused as RateLimitedError).retryAfterSeconds).toBeGreaterThanOrEqual(1);
     expect((refused as Error).message).toMatch(/1 running and 3 waiting/);
+    // A later step of an admitted call waits its turn but is not refused.
+    const step = scheduler.run('a', 1, async () => void ran.push('a-step'), { admitted: true });
     const other = scheduler.run('b', 1, async () => void ran.push('b'));
     blocker.open();
-    await Promise.all([...accepted, other]);
-    expect(ran.sort()).toEqual(['a0', 'a1', 'a2', 'b']);
+    await Promise.all([...accepted, step, other]);
+    expect(ran.sort()).toEqual(['a-step', 'a0', 'a1', 'a2', 'b']);
+  });
+
+  it('runs each job in its caller’s async context, not in that of the job that dispatched it', async () => {
+    const scheduler = new FairScheduler({ concurrency: 1, perAgentConcurrency: 1, perAgentQueue: 10 });
+    const context = new AsyncLocalStorage<string>();
+    const blocker = gate();
+    const first = context.run('caller-1', () => scheduler.run('a', 1, async () => { await blocker.opened; return context.getStore(); }));
+    const second = context.run('caller-2', () => scheduler.run('b', 1, async () => context.getStore()));
+    blocker.open();
+    expect(await Promise.all([first, second])).toEqual(['caller-1', 'caller-2']);
   });
 
   it('passes a job’s failure to its caller and frees its slot', async () => {

@@ -1,3 +1,4 @@
+import { AsyncResource } from 'node:async_hooks';
 import { RateLimitedError } from '@agent-memory/shared';
 
 /** Settings of a {@link FairScheduler} (docs/configuration.md, "Fairness between agents"). */
@@ -49,6 +50,7 @@ interface AgentState {
  * each busy agent instead of after all their queued work (FIFO across agents was the starvation,
  * docs/configuration.md "Fairness between agents"); its heavy job runs within the current round.
  *
+ * A job runs in the async context of its caller (AsyncLocalStorage: request id, principal, deadline).
  * Per process (each replica schedules its own work). Choosing a job scans the agents with waiting jobs:
  * O(agents waiting) per dispatch, and memory grows with the jobs waiting (bounded per agent).
  */
@@ -69,12 +71,15 @@ export class FairScheduler {
 
   /**
    * Runs `work` for `agentId` once a slot is free and the agent's turn has come; resolves or rejects as
-   * `work` does. `cost` (> 0; e.g. texts to embed) weighs the job in the agent's share.
-   * @throws RateLimitedError when the agent already has `perAgentQueue` jobs waiting (`work` never runs).
+   * `work` does. `cost` (> 0; e.g. texts to embed) weighs the job in the agent's share. `admitted` marks
+   * a later step of a call whose first job was already admitted: it waits its turn but is never refused,
+   * so a call is refused before it has done any work or never.
+   * @throws RateLimitedError (synchronously) when the agent already has `perAgentQueue` jobs waiting and
+   *   the job is not `admitted` (`work` never runs).
    */
-  run<T>(agentId: string, cost: number, work: () => Promise<T>): Promise<T> {
+  run<T>(agentId: string, cost: number, work: () => Promise<T>, options: { admitted?: boolean } = {}): Promise<T> {
     let agent = this.agents.get(agentId);
-    if (agent && agent.queue.length >= this.options.perAgentQueue) {
+    if (agent && !options.admitted && agent.queue.length >= this.options.perAgentQueue) {
       const { perAgentConcurrency, perAgentQueue } = this.options;
       const waitMs = ((agent.queue.length + agent.running) * this.msPerCost * Math.max(1, cost)) / perAgentConcurrency;
       throw new RateLimitedError(
@@ -90,6 +95,9 @@ export class FairScheduler {
     const start = Math.max(this.virtualTime, agent.lastFinish);
     agent.lastFinish = start + weight;
     const state = agent;
+    // The job runs in its caller's async context (request id, principal, deadline), not in that of the
+    // job whose end happened to dispatch it.
+    const task = AsyncResource.bind(work);
     return new Promise<T>((resolve, reject) => {
       const job: Job = {
         start,
@@ -98,7 +106,7 @@ export class FairScheduler {
         run: () => {
           const began = performance.now();
           Promise.resolve()
-            .then(work)
+            .then(task)
             .then(resolve, reject)
             .finally(() => {
               this.msPerCost = 0.8 * this.msPerCost + 0.2 * ((performance.now() - began) / weight);

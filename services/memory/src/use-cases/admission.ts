@@ -9,16 +9,24 @@ import { EMBEDDING_CHUNK_CHARS, EMBEDDING_MAX_CHUNKS } from '../recall/document-
 export const MEMORY_WORK_SCHEDULER = Symbol('MemoryWorkScheduler');
 
 /**
- * Defaults (docs/configuration.md): 4 jobs at once per process (the model runs one batch at a time on the
- * main thread; a few jobs in flight keep its micro-batches full), 2 per agent, 64 waiting per agent (above
- * any burst the per-agent rate limit of 100 calls a minute lets through at once).
+ * Defaults (docs/configuration.md): 2 jobs at once per process (the model and the analysis run on the main
+ * thread, one at a time; a second job overlaps its database and disk waits, and a newcomer waits for at
+ * most two jobs in progress), 2 per agent, 64 calls waiting per agent (above any burst the per-agent rate
+ * limit of 100 calls a minute lets through at once).
  */
-export const DEFAULT_MEMORY_ADMISSION: FairSchedulerOptions = { concurrency: 4, perAgentConcurrency: 2, perAgentQueue: 64 };
+export const DEFAULT_MEMORY_ADMISSION: FairSchedulerOptions = { concurrency: 2, perAgentConcurrency: 2, perAgentQueue: 64 };
 
 /** Scheduler cost of a recall: one query embedding and one search. */
 export const RECALL_COST = 1;
 
-/** Scheduler cost of remembering `content`: about the chunks it embeds (1-8), plus one for classification and summary. */
+/**
+ * Scheduler cost of remembering `content` (embedding up to 8 chunks of 1,000 characters, classification,
+ * summary, keywords): about the chunks it embeds plus one per 10,000 characters of analysis, 2 to 13.
+ */
 export function rememberCost(content: string): number {
-  return Math.min(EMBEDDING_MAX_CHUNKS, Math.max(1, Math.ceil(content.length / EMBEDDING_CHUNK_CHARS))) + 1;
+  const chunks = Math.min(EMBEDDING_MAX_CHUNKS, Math.max(1, Math.ceil(content.length / EMBEDDING_CHUNK_CHARS)));
+  return chunks + Math.max(1, Math.ceil(content.length / 10_000));
 }
+
+/** Scheduler cost of remember's write (transaction and vector index upsert). */
+export const SAVE_COST = 1;

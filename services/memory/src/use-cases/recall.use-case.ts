@@ -1,6 +1,6 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { FairScheduler } from '@agent-memory/platform';
-import type { RecallBody, RecalledMemory, RecallResponse } from '@agent-memory/shared';
+import { FairScheduler, requestDeadline } from '@agent-memory/platform';
+import { DomainError, type RecallBody, type RecalledMemory, type RecallResponse } from '@agent-memory/shared';
 import { EMBEDDER, type Embedder } from '../embedding/embedder.port';
 import { MemoryRepository } from '../persistence/memory.repository';
 import { hybridSearch } from '../recall/hybrid-search';
@@ -30,6 +30,9 @@ export class RecallUseCase {
    */
   async execute(agentId: string, recordId: string, body: RecallBody): Promise<RecallResponse> {
     const ranked = await this.scheduler.run(agentId, RECALL_COST, async () => {
+      // A call that waited past its deadline is answered 500 by the gateway already: skip its work.
+      const deadline = requestDeadline();
+      if (deadline !== undefined && Date.now() > deadline) throw new DomainError('INTERNAL_ERROR', 'The recall waited past its deadline and was not run');
       // The sentence model matches statements better than questions: embed the question as a statement.
       // Scoped to the record: the embedder's cache never answers one tenant with another's text.
       const [vector] = await this.embedder.embed([denseQueryText(body.query)], { scope: recordId });

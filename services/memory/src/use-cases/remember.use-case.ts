@@ -25,7 +25,7 @@ import { embedDocument } from '../recall/document-embedding';
 import { encodeKeywords } from '../recall/keyword-encoder';
 import { SUMMARISER, type Summariser } from '../summary/summariser.port';
 import { VECTOR_INDEX, type VectorIndex } from '../vector-index/vector-index.port';
-import { DEFAULT_MEMORY_ADMISSION, MEMORY_WORK_SCHEDULER, rememberCost } from './admission';
+import { DEFAULT_MEMORY_ADMISSION, MEMORY_WORK_SCHEDULER, rememberCost, SAVE_COST } from './admission';
 import { EnrichMemoryUseCase } from './enrich-memory.use-case';
 
 /**
@@ -80,14 +80,15 @@ export class RememberUseCase {
     }
     try {
       await this.refuseOverQuota(agentId, recordId, body);
-      // The expensive part waits for this agent's fair turn (docs/configuration.md, "Fairness between agents").
-      const { embedding, type, summary } = await this.scheduler.run(agentId, rememberCost(body.content), async () => {
+      // The expensive part waits for this agent's fair turn (docs/configuration.md, "Fairness between agents"),
+      // as one job: a write that starts finishes its model work without yielding it step by step to the
+      // other writes in progress, so writes complete one after another instead of all late together.
+      const { embedding, type, summary, sparse } = await this.scheduler.run(agentId, rememberCost(body.content), async () => {
+        // A call that waited past its deadline is answered 500 by the gateway already: skip its work.
+        assertBeforeDeadline();
         const embedding = await embedDocument(this.embedder, body.content, { scope: recordId });
-        const [type, summary] = await Promise.all([
-          body.type ?? this.classifier.classify(body.content, embedding),
-          this.summariser.summarise(body.content),
-        ]);
-        return { embedding, type, summary };
+        const [type, summary] = await Promise.all([body.type ?? this.classifier.classify(body.content, embedding), this.summariser.summarise(body.content)]);
+        return { embedding, type, summary, sparse: encodeKeywords(body.content) };
       });
       // A request that waited past its deadline (its sender has given up) stops before storing anything.
       assertBeforeDeadline();
@@ -102,15 +103,14 @@ export class RememberUseCase {
       const blobKey = `records/${recordId}/memories/${freshId}/${hash.slice('sha256:'.length)}`;
       await this.blobs.put(blobKey, bytes, 'text/plain; charset=utf-8');
       const respond = (id: string): RememberResponse => ({ id, path, type, summary });
-      const sparse = encodeKeywords(body.content);
       let id: string;
       try {
         const save = () =>
-          this.repository.saveRemember(
+          this.scheduler.run(agentId, SAVE_COST, () => this.repository.saveRemember(
             { id: freshId, recordId, agentId, path, type, summary, contentHash: hash, blobKey, sizeBytes: bytes.length, embedderId: this.embedder.id, idempotency: key && claimedAt ? { key, claimedAt } : undefined },
             respond,
             (id) => this.index.upsert([{ id, tenant: recordId, dense: embedding, sparse, payload: { type } }]),
-          );
+          ), { admitted: true });
         // Writes to one given path queue here first, so they wait without holding a database connection;
         // the advisory lock inside saveRemember orders them across replicas. Generated paths never collide.
         id = body.path ? await this.pathLocks.run(`${recordId}\n${path}`, save) : await save();
