@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { createClusterProcess, listenAddress, opsListenAddress } from './cluster.app';
 import { loadClusterConfig } from './cluster.config';
+import { runClusterDataCheck } from './data-check.command';
 import { runMigrateCommand } from './migrate.command';
 
 /**
@@ -10,6 +11,13 @@ import { runMigrateCommand } from './migrate.command';
  */
 async function main(): Promise<void> {
   const name = process.argv[2] ?? 'gateway';
+  if (name === 'data-check') {
+    // an operator command, not a process: docs/deployment.md, "Checking and repairing a data directory"
+    const report = await runClusterDataCheck(process.env, process.argv.slice(3));
+    process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+    process.exitCode = report.ok ? 0 : 1;
+    return;
+  }
   const config = loadClusterConfig(name);
   if (config.process === 'migrate') {
     for (const line of await runMigrateCommand(config, process.argv.slice(3))) process.stdout.write(`migrate ${line}\n`);

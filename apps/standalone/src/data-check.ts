@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { Logger } from '@nestjs/common';
 import { checkFiles, type FileCheckReport, openFilesPrisma } from '@agent-memory/files';
-import { checkMemories, type MemoryCheckReport, openEmbeddedMemoryStores } from '@agent-memory/memory';
+import { checkMemories, type MemoryCheckReport, openMemoryCheckStores } from '@agent-memory/memory';
 import { FilesystemBlobStore, PgliteDatabase } from '@agent-memory/platform';
 import { preparePrivateDataDirectory } from './data-directory';
 import { loadStandaloneConfig } from './standalone.config';
@@ -29,7 +29,7 @@ export async function checkDataDirectory(env: NodeJS.ProcessEnv, options: { repa
   const blobs = new FilesystemBlobStore(join(config.dataDir, 'blobs'));
   const db = await PgliteDatabase.open(join(config.dataDir, 'postgres'));
   try {
-    const stores = await openEmbeddedMemoryStores(db, blobs, config.embedder, join(config.dataDir, 'vectors'));
+    const stores = await openMemoryCheckStores(db, blobs, config.embedder, { kind: 'embedded', directory: join(config.dataDir, 'vectors') });
     let memories: MemoryCheckReport;
     try {
       memories = await checkMemories(stores, { repair: options.repair, logger });

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { runClusterDataCheck } from '@agent-memory/cluster';
 import { Client } from 'pg';
 import { ApiClient, ClusterServer, eventually } from '@agent-memory/testing';
 
@@ -97,3 +98,34 @@ it('never serves an altered object from the blob store: read file and context an
   const ctx = await api.request('GET', `${base}/context`, { key });
   expect([ctx.status, ctx.code]).toEqual([500, 'INTERNAL_ERROR']);
 }, 120_000);
+
+it('data-check finds the memories a lost vector-index directory took and rebuilds their vectors', async () => {
+  const api = new ApiClient(cluster.url);
+  const { agentKey: key, recordId } = await api.createAgent();
+  const base = `/api/v1/records/${recordId}`;
+  const ids: string[] = [];
+  for (const content of ['Ana is a nurse in Lisbon.', 'Bob lives in Porto.']) ids.push((await api.request('POST', `${base}/remember`, { key, body: { content, type: 'fact' } })).data.id);
+  await cluster.stopProcess('vector-index');
+  rmSync(cluster.vectorIndexDir, { recursive: true, force: true });
+  const env = {
+    DATABASE_URL: cluster.database.url,
+    S3_ENDPOINT: cluster.s3.endpoint,
+    S3_ACCESS_KEY: cluster.s3.accessKey,
+    S3_SECRET_KEY: cluster.s3.secretKey,
+    S3_REGION: cluster.s3.region,
+    DATA_DIR: dirname(cluster.vectorIndexDir),
+    LOG_LEVEL: 'silent',
+  };
+  const report = await runClusterDataCheck(env, []);
+  expect(report.ok).toBe(false);
+  expect(report.memories.missingVector).toEqual(expect.arrayContaining(ids));
+  expect(report.memories.repairedVectors).toBe(0);
+  const repaired = await runClusterDataCheck(env, ['--repair']);
+  expect(repaired.memories.repairedVectors).toBeGreaterThanOrEqual(ids.length);
+  expect((await runClusterDataCheck(env, [])).memories.missingVector).not.toEqual(expect.arrayContaining([ids[0]]));
+  await cluster.startProcess('vector-index');
+  await eventually(async () => {
+    const recall = (await api.request('POST', `${base}/recall`, { key, body: { query: 'Where does Bob live?', limit: 5 } })).data;
+    expect(recall.memories.map((m: { id: string }) => m.id).sort()).toEqual([...ids].sort());
+  }, 60_000, 500);
+}, 300_000);

@@ -8,6 +8,7 @@ import { UseLiteEmbedder } from '../embedding/use-lite.embedder';
 import type { EmbedderConfig } from '../memory.module';
 import { type MemoryPrismaClient, openMemoryPrisma } from '../persistence/prisma';
 import { EmbeddedVectorIndex } from '../vector-index/embedded.vector-index';
+import { QdrantVectorIndex } from '../vector-index/qdrant.vector-index';
 import { embedDocument } from '../recall/document-embedding';
 import { encodeKeywords } from '../recall/keyword-encoder';
 import type { VectorIndex } from '../vector-index/vector-index.port';
@@ -117,14 +118,20 @@ export function createEmbedder(config: EmbedderConfig): Embedder {
     : new OpenAiCompatibleEmbedder({ baseUrl: config.baseUrl, model: config.model, apiKey: config.apiKey, dimension: config.dimension, timeoutMs: config.timeoutMs });
 }
 
+/** The vector index {@link openMemoryCheckStores} checks: an embedded index's directory (its process stopped) or Qdrant. */
+export type CheckedIndexConfig = { kind: 'embedded'; directory: string } | { kind: 'qdrant'; url: string; apiKey?: string; collectionPrefix?: string };
+
 /**
- * Opens the memory service's stores of a standalone data directory for {@link checkMemories}, outside the
- * running service: the embedded vector index first (its lock file refuses a directory a running service
- * holds, so the check never runs beside it), then the memory schema of `db`. `close` releases both.
+ * Opens the memory service's stores for {@link checkMemories}, outside the running service: the vector
+ * index first (an embedded index's lock file refuses a directory a running process holds, so the check
+ * never runs beside it; Qdrant may stay in use), then the memory schema of `db`. `close` releases both.
  */
-export async function openEmbeddedMemoryStores(db: Database, blobs: BlobStore, embedderConfig: EmbedderConfig, vectorDirectory: string): Promise<MemoryCheckStores & { close(): Promise<void> }> {
+export async function openMemoryCheckStores(db: Database, blobs: BlobStore, embedderConfig: EmbedderConfig, indexConfig: CheckedIndexConfig): Promise<MemoryCheckStores & { close(): Promise<void> }> {
   const embedder = createEmbedder(embedderConfig);
-  const index = new EmbeddedVectorIndex({ directory: vectorDirectory });
+  const index: VectorIndex =
+    indexConfig.kind === 'embedded'
+      ? new EmbeddedVectorIndex({ directory: indexConfig.directory })
+      : new QdrantVectorIndex({ url: indexConfig.url, apiKey: indexConfig.apiKey, collectionPrefix: indexConfig.collectionPrefix });
   await index.open({ embedderId: embedder.id, dimension: embedder.dimension });
   try {
     const prisma = await openMemoryPrisma(db);
