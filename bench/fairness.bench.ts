@@ -9,8 +9,9 @@
  *    records, under the 30 writes/min per record), each with BENCH_IN_FLIGHT (default 1) writes in
  *    flight: the next write starts when an answer came back (and the pace allows), for BENCH_SECONDS
  *    (default 60);
- * 2. one bystander agent with 20 short memories recalls once a second (a distinct query each time, so no
- *    cache can answer it), one call at a time; its latency is measured around the HTTP call;
+ * 2. one bystander agent with 20 short memories in two records recalls once a second, the records in
+ *    turn (a distinct query each time, so no cache can answer it), one call at a time; its latency is
+ *    measured around the HTTP call;
  * 3. before the load, the bystander's idle recall is measured the same way (20 calls).
  * Prints bystander recall p50/p95/p99/max idle and under load, and the writers' outcomes per status.
  * MEMORY_WORK_* variables are passed to the service (to compare admission settings).
@@ -60,11 +61,13 @@ async function main(): Promise<void> {
     const post = (path: string, key: string, body: unknown) => api.request('POST', path, { key, body });
     // The bystander: a few short memories to recall from; the first call also loads the model.
     const bystander = await api.createAgent({ name: 'bystander' });
-    for (let i = 0; i < 20; i++) (await post(`/api/v1/records/${bystander.recordId}/remember`, bystander.agentKey, { content: `Bystander fact ${i}: ${WORDS[i]} and ${WORDS[i + 20]} on day ${i}.`, type: 'fact' })).data;
+    // Two records, recalled in turn: one recall a second stays under the 60 queries/min per record.
+    const bystanderRecords = [bystander.recordId, (await post('/api/v1/records', bystander.agentKey, { name: 'bystander 2' })).data.id as string];
+    for (let i = 0; i < 20; i++) (await post(`/api/v1/records/${bystanderRecords[i % 2]}/remember`, bystander.agentKey, { content: `Bystander fact ${i}: ${WORDS[i]} and ${WORDS[i + 20]} on day ${i}.`, type: 'fact' })).data;
     let q = 0;
     const recallOnce = async (): Promise<number> => {
       const started = performance.now();
-      const res = await post(`/api/v1/records/${bystander.recordId}/recall`, bystander.agentKey, { query: `what happened with ${WORDS[q % WORDS.length]} on day ${q++}?`, limit: 5 });
+      const res = await post(`/api/v1/records/${bystanderRecords[q % 2]}/recall`, bystander.agentKey, { query: `what happened with ${WORDS[q % WORDS.length]} on day ${q++}?`, limit: 5 });
       if (res.status !== 200) throw new Error(`bystander recall answered ${res.status} ${res.code}`);
       return performance.now() - started;
     };

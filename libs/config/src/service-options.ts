@@ -50,8 +50,8 @@ export const ServiceOptionsEnvSchema = z.object({
   QUOTA_FILES_PER_AGENT: env.int(10_000, 1),
   QUOTA_FILE_BYTES_PER_AGENT: env.int(1024 ** 3, 1),
   // Admission control of remember and recall per memory process (docs/configuration.md, "Fairness between agents").
-  MEMORY_WORK_CONCURRENCY: env.int(4, 1),
-  MEMORY_WORK_PER_AGENT_CONCURRENCY: env.int(2, 1),
+  MEMORY_WORK_CONCURRENCY: env.int(1, 1),
+  MEMORY_WORK_PER_AGENT_CONCURRENCY: env.int(1, 1),
   MEMORY_WORK_PER_AGENT_QUEUE: env.int(64, 0),
   // Heap of tenant indexes the embedded vector index keeps loaded (docs/configuration.md, "Vector index").
   VECTOR_INDEX_MEMORY_BUDGET_MB: env.int(256, 1),

@@ -9,12 +9,13 @@ import { EMBEDDING_CHUNK_CHARS, EMBEDDING_MAX_CHUNKS } from '../recall/document-
 export const MEMORY_WORK_SCHEDULER = Symbol('MemoryWorkScheduler');
 
 /**
- * Defaults (docs/configuration.md): 2 jobs at once per process (the model and the analysis run on the main
- * thread, one at a time; a second job overlaps its database and disk waits, and a newcomer waits for at
- * most two jobs in progress), 2 per agent, 64 calls waiting per agent (above any burst the per-agent rate
- * limit of 100 calls a minute lets through at once).
+ * Defaults (docs/configuration.md): 1 job at a time per process (the model, the analysis and, in
+ * standalone, PGlite all run on the main thread: a second job in flight only made a newcomer wait for two;
+ * `npm run bench:fairness` measured a bystander's recall p50 0.7 s at 1 against 3.0 s at 2, with more
+ * writes served), 1 per agent, 64 calls waiting per agent (above any burst the per-agent rate limit of 100
+ * calls a minute lets through at once).
  */
-export const DEFAULT_MEMORY_ADMISSION: FairSchedulerOptions = { concurrency: 2, perAgentConcurrency: 2, perAgentQueue: 64 };
+export const DEFAULT_MEMORY_ADMISSION: FairSchedulerOptions = { concurrency: 1, perAgentConcurrency: 1, perAgentQueue: 64 };
 
 /** Scheduler cost of a recall: one query embedding and one search. */
 export const RECALL_COST = 1;
