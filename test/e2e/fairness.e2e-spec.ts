@@ -5,11 +5,12 @@ import { MEMORY_PRISMA, type MemoryPrismaClient } from '../../services/memory/sr
  * Fairness between agents (docs/configuration.md, "Fairness between agents"): with one slot for expensive
  * work, a bystander's recall sent while busy agents have many large writes queued is served before the
  * busy agents' queued writes, not after all of them (FIFO). Asserted on completion order, not on time.
+ * Over HTTP, so the recall's own way through the gateway (which shares the process and PGlite with the
+ * writes) counts too; a few writes may finish meanwhile, hence the bound of a quarter.
  * Standalone only: it watches the memory service's idempotency claims to know that the writes arrived.
  */
 let server: TestServer;
 let api: ApiClient;
-
 beforeAll(async () => {
   server = await startStandaloneServer({
     env: { RATE_LIMITS: 'off', BUS_REQUEST_TIMEOUT_MS: '600000', MEMORY_WORK_CONCURRENCY: '1', MEMORY_WORK_PER_AGENT_CONCURRENCY: '1', MEMORY_WORK_PER_AGENT_QUEUE: '64' },
@@ -39,31 +40,32 @@ it('serves a bystander’s recall before the busy agents’ queued writes', asyn
   // Warm the model and the routes up, so the first busy write does not include the model load.
   expect((await api.request('POST', `/api/v1/records/${bystander.recordId}/recall`, { key: bystander.agentKey, body: { query: 'warm-up' } })).status).toBe(200);
 
-  const busy = await Promise.all(Array.from({ length: 3 }, (_, i) => api.createAgent({ name: `busy ${i}` })));
+  const busy = await Promise.all(Array.from({ length: 4 }, (_, i) => api.createAgent({ name: `busy ${i}` })));
   const completed: string[] = [];
   const writes = busy.flatMap((agent, a) =>
-    Array.from({ length: 4 }, async (_, k) => {
+    Array.from({ length: 6 }, async (_, k) => {
       const body = { content: largeMemory(a * 100 + k), idempotency_key: `busy-${a}-${k}` };
       const res = await api.request('POST', `/api/v1/records/${agent.recordId}/remember`, { key: agent.agentKey, body });
       expect(res.status).toBe(200);
       completed.push(`busy-${a}#${k}`);
     }),
   );
-  // Each write claims its idempotency key before any model work: once all 12 claims exist, every write is
+  // Each write claims its idempotency key before any model work: once all 24 claims exist, every write is
   // in the memory service, waiting for the model (or being embedded), and the recall comes after them.
   const prisma = server.app.get<MemoryPrismaClient>(MEMORY_PRISMA, { strict: false });
-  await eventually(async () => expect(await prisma.memoryIdempotencyKey.count({ where: { key: { startsWith: 'busy-' } } })).toBe(12), 60_000);
+  await eventually(async () => expect(await prisma.memoryIdempotencyKey.count({ where: { key: { startsWith: 'busy-' } } })).toBe(24), 60_000);
   const before = completed.length;
   const recall = await api.request('POST', `/api/v1/records/${bystander.recordId}/recall`, { key: bystander.agentKey, body: { query: 'When does the team meet?' } });
   expect(recall.status).toBe(200);
   completed.push('bystander');
   await Promise.all(writes);
 
-  expect(completed).toHaveLength(13);
-  // Writes queued when the recall arrived and still completing after it: with first-come-first-served
-  // the recall waits behind nearly all of them; with fair queuing only behind the one step in progress.
+  expect(completed).toHaveLength(25);
+  // Writes queued when the recall arrived that completed before it: with first-come-first-served the
+  // recall waits behind all of them; with fair queuing behind the job in progress and the few writes that
+  // finish while the recall passes the gateway (measured: 3 of 21; first come, first served: 9 of 20 to 12 of 12).
   const writesBeforeRecall = completed.indexOf('bystander') - before;
-  const queuedWhenRecallArrived = 12 - before;
-  expect(queuedWhenRecallArrived).toBeGreaterThanOrEqual(6);
-  expect(writesBeforeRecall).toBeLessThanOrEqual(2);
+  const queuedWhenRecallArrived = 24 - before;
+  expect(queuedWhenRecallArrived).toBeGreaterThanOrEqual(12);
+  expect(writesBeforeRecall).toBeLessThanOrEqual(queuedWhenRecallArrived / 4);
 }, 300_000);
