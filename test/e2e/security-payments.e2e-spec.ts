@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { generatePrivateKey } from 'viem/accounts';
 import { type GatewayOptions, PaymentEnvSchema, paymentOptionsFromEnv, PaymentProtocol } from '@agent-memory/gateway';
-import { BusClient, FilesystemBlobStore } from '@agent-memory/platform';
-import { ApiClient, type E2eServer, e2eMode, LocalPaymentSettlement, PaymentTestClient, startE2eServer, startStandaloneServer, TestChainRpcServer } from '@agent-memory/testing';
+import { BUS_TRANSPORT_CLIENT, FilesystemBlobStore } from '@agent-memory/platform';
+import { ApiClient, type E2eServer, e2eMode, LocalPaymentSettlement, OperatorBusClient, PaymentTestClient, startE2eServer, startStandaloneServer, TestChainRpcServer } from '@agent-memory/testing';
 import { account, type Agent, expectAllRefused, F403, fingerprint, N404, type Refusal, reportHostileCount, settledFingerprint, tryHostile, U401, type Watched } from './security/hostile';
 
 /**
@@ -46,7 +46,7 @@ async function startPaymentServer(env: Record<string, string>, local: LocalPayme
     blobKeys: (prefix) => blobs.list(prefix),
     vectorIndexDir: join(s.dataDir, 'vectors'),
     signatureRealm: s.signatureRealm,
-    bus: () => s.app.get(BusClient),
+    bus: () => new OperatorBusClient(s.app.get(BUS_TRANSPORT_CLIENT), 30_000),
     restart: () => Promise.reject(new Error('the payment server is not restarted')),
     close: (o) => s.close(o),
   };
