@@ -151,8 +151,9 @@ export class EmbeddedVectorIndex implements VectorIndex {
   async searchDense(vector: Float32Array, search: VectorSearch): Promise<VectorHit[]> {
     const query = this.prepareQueryVector(vector);
     const limit = Math.floor(checkSearch(search).limit);
-    const allowed = this.types.mask(search.types);
     return this.read(search.tenant, [], (index) => {
+      // After the load: type names are registered while a tenant's log is replayed.
+      const allowed = this.types.mask(search.types);
       if (limit <= 0 || (allowed && allowed.every((a) => a === 0))) return [];
       this.topK.reset(Math.min(limit, index.size));
       index.scanDense(query, allowed, this.topK);
@@ -164,8 +165,9 @@ export class EmbeddedVectorIndex implements VectorIndex {
     this.assertOpen();
     checkSparse(query, 'query');
     const limit = Math.floor(checkSearch(search).limit);
-    const allowed = this.types.mask(search.types);
     return this.read(search.tenant, [], (index) => {
+      // After the load: type names are registered while a tenant's log is replayed.
+      const allowed = this.types.mask(search.types);
       if (limit <= 0 || index.size === 0) return [];
       if (this.scratch.length < index.size) this.scratch = new Float64Array(index.size);
       scoreBm25(index, query, this.bm25, allowed, limit, this.scratch, this.topK);

@@ -1,0 +1,54 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { encodeKeywords, encodeQuery } from '../recall/keyword-encoder';
+import { EmbeddedVectorIndex, type EmbeddedVectorIndexOptions } from './embedded.vector-index';
+import { tenantLogPath } from './point-log';
+import { CONTRACT_DESCRIPTOR } from './vector-index.contract';
+import type { VectorPoint } from './vector-index.port';
+
+/** A unit vector along axis `axis` (distinct, recognisable points). */
+function axisVector(axis: number, dim = CONTRACT_DESCRIPTOR.dimension): Float32Array {
+  const v = new Float32Array(dim);
+  v[axis % dim] = 1;
+  return v;
+}
+
+function point(tenant: string, id: string, type: string, axis: number, text = id): VectorPoint {
+  return { tenant, id, dense: axisVector(axis), sparse: encodeKeywords(text), payload: { type } };
+}
+
+describe('EmbeddedVectorIndex recovery and limits', () => {
+  let directory: string;
+  let instances: EmbeddedVectorIndex[];
+
+  async function openIndex(options: Partial<EmbeddedVectorIndexOptions> = {}): Promise<EmbeddedVectorIndex> {
+    const index = new EmbeddedVectorIndex({ directory, ...options });
+    instances.push(index);
+    await index.open(CONTRACT_DESCRIPTOR);
+    return index;
+  }
+
+  beforeEach(async () => {
+    directory = await mkdtemp(path.join(tmpdir(), 'embedded-index-recovery-'));
+    instances = [];
+  });
+
+  afterEach(async () => {
+    for (const index of instances) await index.close();
+    await rm(directory, { recursive: true, force: true });
+  });
+
+  it('filters by type on the first search after a restart (types are known once the tenant is loaded)', async () => {
+    const first = await openIndex();
+    await first.upsert([point('t1', 'f1', 'fact', 0, 'alpha'), point('t1', 'e1', 'event', 1, 'alpha beta')]);
+    await first.close();
+
+    const dense = await openIndex();
+    expect((await dense.searchDense(axisVector(0), { tenant: 't1', limit: 10, types: ['fact'] })).map((h) => h.id)).toEqual(['f1']);
+    await dense.close();
+
+    const sparse = await openIndex();
+    expect((await sparse.searchSparse(encodeQuery('alpha'), { tenant: 't1', limit: 10, types: ['event'] })).map((h) => h.id)).toEqual(['e1']);
+  });
+});
