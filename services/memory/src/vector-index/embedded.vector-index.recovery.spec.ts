@@ -1,9 +1,12 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { encodeKeywords, encodeQuery } from '../recall/keyword-encoder';
 import { EmbeddedVectorIndex, type EmbeddedVectorIndexOptions } from './embedded.vector-index';
+import { LogWriter } from './log-writer';
 import { tenantLogPath } from './point-log';
+import type { ResidentTenant } from './tenant-cache';
+import type { TenantIndex } from './tenant-index';
 import { CONTRACT_DESCRIPTOR } from './vector-index.contract';
 import type { VectorPoint } from './vector-index.port';
 
@@ -50,5 +53,23 @@ describe('EmbeddedVectorIndex recovery and limits', () => {
 
     const sparse = await openIndex();
     expect((await sparse.searchSparse(encodeQuery('alpha'), { tenant: 't1', limit: 10, types: ['event'] })).map((h) => h.id)).toEqual(['e1']);
+  });
+
+  it('rejects (does not hang) a write whose in-memory apply throws, and every later write', async () => {
+    const writer = new LogWriter(directory, () => undefined);
+    const tenant: ResidentTenant = {
+      id: 't1', index: {} as TenantIndex, file: tenantLogPath(directory, 't1'), fileBytes: 0, records: 0, pins: 0, accounted: 0, deleted: false,
+    };
+    await mkdir(path.dirname(tenant.file), { recursive: true });
+    const line = Buffer.from('{"o":"d","t":"t1","i":["x"]}\n');
+    const failing = writer.append(tenant, [line], () => {
+      throw new RangeError('apply failed');
+    });
+    const queued = writer.append(tenant, [line], () => undefined);
+    await expect(failing).rejects.toThrow(/apply failed/);
+    await expect(queued).rejects.toThrow(/reopen/);
+    await expect(writer.append(tenant, [line], () => undefined)).rejects.toThrow(/reopen/);
+    await expect(writer.job(async () => 1)).rejects.toThrow(/reopen/);
+    await writer.close();
   });
 });

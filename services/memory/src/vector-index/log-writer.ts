@@ -104,33 +104,46 @@ export class LogWriter {
     this.draining = Promise.resolve().then(() => this.drain());
   }
 
-  /** Runs until the queue is empty; clears `draining` synchronously then, so a later push always kicks a new drain. */
+  /**
+   * Runs until the queue is empty; clears `draining` synchronously then, so a later push always kicks a
+   * new drain. Anything unexpected thrown here sets `failure` and refuses the queue (never leaves
+   * `draining` set, which would hang every later write).
+   */
   private async drain(): Promise<void> {
-    for (;;) {
-      if (this.queue.length === 0) {
-        this.draining = null;
-        return;
-      }
-      const refusal = this.failure ?? (this.closed ? new Error('vector index is closed') : null);
-      const first = this.queue[0];
-      if (first.kind === 'job') {
-        this.queue.shift();
-        try {
-          if (refusal) throw refusal;
-          first.resolve(await first.run());
-        } catch (error) {
-          first.reject(error as Error);
+    let batch: Extract<Entry, { kind: 'append' }>[] = [];
+    try {
+      for (;;) {
+        if (this.queue.length === 0) {
+          this.draining = null;
+          return;
         }
-        continue;
+        const refusal = this.failure ?? (this.closed ? new Error('vector index is closed') : null);
+        const first = this.queue[0];
+        if (first.kind === 'job') {
+          this.queue.shift();
+          try {
+            if (refusal) throw refusal;
+            first.resolve(await first.run());
+          } catch (error) {
+            first.reject(error as Error);
+          }
+          continue;
+        }
+        let end = 0;
+        while (end < this.queue.length && this.queue[end].kind === 'append') end++;
+        batch = this.queue.splice(0, end) as Extract<Entry, { kind: 'append' }>[];
+        if (refusal) {
+          for (const entry of batch) entry.reject(refusal);
+          continue;
+        }
+        await this.commit(batch);
+        batch = [];
       }
-      let end = 0;
-      while (end < this.queue.length && this.queue[end].kind === 'append') end++;
-      const batch = this.queue.splice(0, end) as Extract<Entry, { kind: 'append' }>[];
-      if (refusal) {
-        for (const entry of batch) entry.reject(refusal);
-        continue;
-      }
-      await this.commit(batch);
+    } catch (error) {
+      this.failure ??= new Error(`vector index writer failed; reopen the index: ${(error as Error).message}`);
+      // Settled promises ignore a second reject: only the entries not yet resolved see it.
+      for (const entry of [...batch, ...this.queue.splice(0)]) entry.reject(this.failure);
+      this.draining = null;
     }
   }
 
@@ -144,8 +157,9 @@ export class LogWriter {
     const byTenant = new Map<ResidentTenant, Buffer[]>();
     for (const entry of live) {
       const data = byTenant.get(entry.tenant);
-      if (data) data.push(...entry.data);
-      else byTenant.set(entry.tenant, [...entry.data]);
+      // A loop, not push(...data): spreading a huge batch overflows the argument limit (RangeError).
+      if (data) for (const line of entry.data) data.push(line);
+      else byTenant.set(entry.tenant, entry.data.slice());
     }
     const tenants = [...byTenant.keys()];
     const sizes = new Map<ResidentTenant, number>();
@@ -167,9 +181,18 @@ export class LogWriter {
       return;
     }
     for (const [tenant, size] of sizes) tenant.fileBytes = size;
-    for (const entry of live) {
-      entry.tenant.records += entry.data.length;
-      entry.apply();
+    for (let i = 0; i < live.length; i++) {
+      const entry = live[i];
+      try {
+        entry.tenant.records += entry.data.length;
+        entry.apply();
+      } catch (error) {
+        // Memory no longer matches the logs: refuse this and every later write until reopened.
+        this.failure = new Error(`vector index could not apply a durable write; reopen the index: ${(error as Error).message}`);
+        entry.reject(error as Error);
+        for (const rest of live.slice(i + 1)) rest.reject(this.failure);
+        return;
+      }
       entry.resolve();
     }
     for (const tenant of tenants) this.committed(tenant);
