@@ -8,6 +8,7 @@ import { tenantLogPath } from './point-log';
 import type { ResidentTenant } from './tenant-cache';
 import type { TenantIndex } from './tenant-index';
 import { CONTRACT_DESCRIPTOR } from './vector-index.contract';
+import type { MemoryType } from '@agent-memory/shared';
 import type { VectorPoint } from './vector-index.port';
 
 /** A unit vector along axis `axis` (distinct, recognisable points). */
@@ -17,7 +18,7 @@ function axisVector(axis: number, dim = CONTRACT_DESCRIPTOR.dimension): Float32A
   return v;
 }
 
-function point(tenant: string, id: string, type: string, axis: number, text = id): VectorPoint {
+function point(tenant: string, id: string, type: MemoryType, axis: number, text = id): VectorPoint {
   return { tenant, id, dense: axisVector(axis), sparse: encodeKeywords(text), payload: { type } };
 }
 
@@ -44,7 +45,7 @@ describe('EmbeddedVectorIndex recovery and limits', () => {
 
   it('filters by type on the first search after a restart (types are known once the tenant is loaded)', async () => {
     const first = await openIndex();
-    await first.upsert([point('t1', 'f1', 'fact', 0, 'alpha'), point('t1', 'e1', 'event', 1, 'alpha beta')]);
+    await first.upsert([point('t1', 'f1', 'fact', 0, 'alpha'), point('t1', 'e1', 'episode', 1, 'alpha beta')]);
     await first.close();
 
     const dense = await openIndex();
@@ -52,7 +53,7 @@ describe('EmbeddedVectorIndex recovery and limits', () => {
     await dense.close();
 
     const sparse = await openIndex();
-    expect((await sparse.searchSparse(encodeQuery('alpha'), { tenant: 't1', limit: 10, types: ['event'] })).map((h) => h.id)).toEqual(['e1']);
+    expect((await sparse.searchSparse(encodeQuery('alpha'), { tenant: 't1', limit: 10, types: ['episode'] })).map((h) => h.id)).toEqual(['e1']);
   });
 
   it('rejects (does not hang) a write whose in-memory apply throws, and every later write', async () => {
@@ -71,5 +72,23 @@ describe('EmbeddedVectorIndex recovery and limits', () => {
     await expect(writer.append(tenant, [line], () => undefined)).rejects.toThrow(/reopen/);
     await expect(writer.job(async () => 1)).rejects.toThrow(/reopen/);
     await writer.close();
+  });
+
+  it('keeps writing and serving when a compaction fails before its rename, and compacts later', async () => {
+    const index = await openIndex({ compaction: { minDeadRecords: 1, minDeadRatio: 0.1 } });
+    await index.upsert([point('t1', 'a', 'fact', 0), point('t1', 'b', 'fact', 1)]);
+    // The compaction's temporary file cannot be created (a folder is in its way): it fails before its rename.
+    await mkdir(tenantLogPath(directory, 't1') + '.compact');
+    await index.upsert([point('t1', 'a', 'fact', 2)]);
+    await index.upsert([point('t1', 'c', 'fact', 3)]);
+    await index.delete('t1', ['b']);
+    expect((await index.searchDense(axisVector(3), { tenant: 't1', limit: 1 })).map((h) => h.id)).toEqual(['c']);
+    expect(await index.count('t1')).toBe(2);
+    await expect(index.compact()).rejects.toThrow();
+
+    await rm(tenantLogPath(directory, 't1') + '.compact', { recursive: true });
+    await index.compact();
+    const lines = (await readFile(tenantLogPath(directory, 't1'), 'utf8')).trimEnd().split('\n');
+    expect(lines.map((l) => (JSON.parse(l) as { i: string }).i).sort()).toEqual(['a', 'c']);
   });
 });

@@ -136,6 +136,8 @@ describe('EmbeddedVectorIndex (embedded only)', () => {
 
     index = await openIndex({ compaction: { minDeadRecords: 1, minDeadRatio: 0.3 } });
     expect(await index.count('t1')).toBe(7);
+    // The read queued the compaction without waiting for it; a writer job queued now runs after it.
+    await index.deleteTenant('t2');
     expect(index.stats()).toMatchObject({ logRecords: 7, livePoints: 7, compacted: true });
     const lines = (await readFile(LOG(directory), 'utf8')).trimEnd().split('\n');
     expect(lines.map((line) => JSON.parse(line).i).sort()).toEqual(['p0', 'p4', 'p5', 'p6', 'p7', 'p8', 'p9']);

@@ -66,6 +66,8 @@ export class EmbeddedVectorIndex implements VectorIndex {
   private readonly dirty = new Set<string>();
   /** Per-tenant chains that serialise loading a tenant with removing or rewriting its log. */
   private readonly locks = new Map<string, Promise<void>>();
+  /** Tenants with a background compaction queued in the writer (one at a time each). */
+  private readonly compactionQueued = new Set<ResidentTenant>();
   private readonly types = new PayloadTypes();
   private readonly topK = new TopK(16);
   /** BM25 accumulator by slot, shared by all tenants (searches run one at a time), kept zeroed. */
@@ -296,14 +298,8 @@ export class EmbeddedVectorIndex implements VectorIndex {
       if (!tenant) return undefined;
     }
     tenant.pins++;
-    if (this.shouldCompact(tenant)) {
-      try {
-        await this.writer.job(() => this.compactIfDead(tenant));
-      } catch (error) {
-        tenant.pins--;
-        throw error;
-      }
-    }
+    // Queued, not awaited: a read must not wait for the write queue, nor fail with a compaction.
+    this.scheduleCompaction(tenant);
     return tenant;
   }
 
@@ -347,13 +343,27 @@ export class EmbeddedVectorIndex implements VectorIndex {
   /** After a commit: account the tenant's new size, schedule its compaction, evict over budget. */
   private committed(tenant: ResidentTenant): void {
     this.cache.account(tenant);
-    if (this.shouldCompact(tenant)) this.writer.urgent(() => this.compactIfDead(tenant));
+    this.scheduleCompaction(tenant);
     this.evict();
   }
 
-  /** Rewrites the tenant's log if it still meets the thresholds when the job runs (another job may have done it). */
+  /**
+   * Queues a background rewrite of the tenant's log when it meets the thresholds (once per tenant at a
+   * time). Nobody waits for it; a failure before its rename is ignored and retried on a later use.
+   */
+  private scheduleCompaction(tenant: ResidentTenant): void {
+    if (!this.shouldCompact(tenant) || this.compactionQueued.has(tenant)) return;
+    this.compactionQueued.add(tenant);
+    this.writer.urgent(async () => {
+      this.compactionQueued.delete(tenant);
+      await this.compactIfDead(tenant);
+    });
+  }
+
+  /** Rewrites the tenant's log if it is still resident and still meets the thresholds when the job runs (another job may have done it). */
   private async compactIfDead(tenant: ResidentTenant): Promise<void> {
-    if (this.shouldCompact(tenant)) await this.rewrite(tenant);
+    // An evicted tenant is in `dirty`; rewriting it here could race with its reload.
+    if (this.cache.peek(tenant.id) === tenant && this.shouldCompact(tenant)) await this.rewrite(tenant);
   }
 
   private shouldCompact(tenant: ResidentTenant): boolean {

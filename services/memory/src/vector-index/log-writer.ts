@@ -1,6 +1,6 @@
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
-import { COMPACT_SUFFIX, fsyncDirectory, rewriteLog, WRITE_CHUNK, writeAll } from './point-log';
+import { COMPACT_SUFFIX, fsyncDirectory, rewriteLog, RewriteNotStartedError, WRITE_CHUNK, writeAll } from './point-log';
 import { LogHandles, type ResidentTenant } from './tenant-cache';
 
 /** Tenant logs synced in parallel within one commit (bounded so that handles stay under their cap). */
@@ -71,7 +71,10 @@ export class LogWriter {
     await fsyncDirectory(path.dirname(file));
   }
 
-  /** Replaces the tenant's log by `lines` (atomic rename); call inside a job. */
+  /**
+   * Replaces the tenant's log by `lines` (atomic rename); call inside a job. A failure before the rename
+   * (the old log intact) only throws, to be retried later; a failure at or after it sets `failure`.
+   */
   async rewrite(tenant: ResidentTenant, lines: () => Iterable<Buffer>): Promise<void> {
     if (tenant.deleted) return;
     try {
@@ -81,6 +84,7 @@ export class LogWriter {
       tenant.records = records;
       this.compacted = true;
     } catch (error) {
+      if (error instanceof RewriteNotStartedError) throw error;
       // The rename may have happened: the log's size is then unknown to us.
       this.failure = new Error(`vector index log ${tenant.file} could not be rewritten; reopen the index: ${(error as Error).message}`);
       throw this.failure;

@@ -121,35 +121,44 @@ export async function replayLog(
   return { validBytes, records, tornBytes: position - validBytes };
 }
 
+/** Thrown by {@link rewriteLog} when it failed before its rename: the old log is intact and complete. */
+export class RewriteNotStartedError extends Error {}
+
 /**
  * Replaces `file` atomically by the lines `lines()` yields: writes `<file>.compact`, syncs it, renames it
  * over `file`, syncs the directory. A crash at any point leaves either the old or the new complete file.
- * Returns the new size in bytes and its number of records.
+ * Returns the new size in bytes and its number of records. A failure before the rename (e.g. ENOSPC on
+ * the temporary file) throws {@link RewriteNotStartedError} and leaves `file` as it was.
  */
 export async function rewriteLog(file: string, lines: () => Iterable<Buffer>): Promise<{ bytes: number; records: number }> {
   const temp = file + COMPACT_SUFFIX;
-  const out = await fsp.open(temp, 'w', 0o600);
   let records = 0;
   let size = 0;
   try {
-    let parts: Buffer[] = [];
-    let partsBytes = 0;
-    for (const line of lines()) {
-      parts.push(line);
-      partsBytes += line.length;
-      records++;
-      if (partsBytes >= WRITE_CHUNK) {
-        await writeAll(out, Buffer.concat(parts), size);
-        size += partsBytes;
-        parts = [];
-        partsBytes = 0;
+    const out = await fsp.open(temp, 'w', 0o600);
+    try {
+      let parts: Buffer[] = [];
+      let partsBytes = 0;
+      for (const line of lines()) {
+        parts.push(line);
+        partsBytes += line.length;
+        records++;
+        if (partsBytes >= WRITE_CHUNK) {
+          await writeAll(out, Buffer.concat(parts), size);
+          size += partsBytes;
+          parts = [];
+          partsBytes = 0;
+        }
       }
+      if (partsBytes > 0) await writeAll(out, Buffer.concat(parts), size);
+      size += partsBytes;
+      await out.datasync();
+    } finally {
+      await out.close();
     }
-    if (partsBytes > 0) await writeAll(out, Buffer.concat(parts), size);
-    size += partsBytes;
-    await out.datasync();
-  } finally {
-    await out.close();
+  } catch (error) {
+    await fsp.rm(temp, { force: true }).catch(() => undefined);
+    throw new RewriteNotStartedError(`vector index log ${file} was not rewritten: ${(error as Error).message}`);
   }
   // Until this rename the old log is complete; a failure above leaves it so.
   await fsp.rename(temp, file);
