@@ -91,4 +91,23 @@ describe('EmbeddedVectorIndex recovery and limits', () => {
     const lines = (await readFile(tenantLogPath(directory, 't1'), 'utf8')).trimEnd().split('\n');
     expect(lines.map((l) => (JSON.parse(l) as { i: string }).i).sort()).toEqual(['a', 'c']);
   });
+
+  it('erases a deleted vector on compact() after a restart that lost the in-memory list of logs to rewrite', async () => {
+    const first = await openIndex();
+    const secret = axisVector(5).map((x, i) => x + i / 1000);
+    await first.upsert([{ ...point('t1', 'secret', 'fact', 0), dense: secret }, point('t1', 'kept', 'fact', 1)]);
+    await first.delete('t1', ['secret']);
+    // A crash before the scheduled compaction: nothing rewrote the log.
+    await first.close();
+    const reopened = await openIndex();
+    const base64 = (v: Float32Array) => {
+      const unit = v.map((x) => x / Math.hypot(...v));
+      return Buffer.from(unit.buffer).toString('base64');
+    };
+    expect(await readFile(tenantLogPath(directory, 't1'), 'utf8')).toContain(base64(secret));
+    await reopened.compact();
+    const log = await readFile(tenantLogPath(directory, 't1'), 'utf8');
+    expect(log).not.toContain(base64(secret));
+    expect(log).toContain('kept');
+  });
 });

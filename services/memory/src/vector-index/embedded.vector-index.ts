@@ -5,6 +5,7 @@ import { DEFAULT_BM25, scoreBm25, type Bm25Parameters } from './bm25';
 import { lockDirectory, unlockDirectory } from './directory-lock';
 import { DEFAULT_INDEX_MEMORY_BUDGET_BYTES, type EmbeddedIndexStats, type EmbeddedVectorIndexOptions } from './embedded.vector-index.options';
 import { checkDescriptor, checkId, checkSearch, checkSparse, checkTenant, mismatchError, normalised, preparePoint, sameDescriptor } from './embedded-input';
+import { readErasureMarkers, removeErasureMarker } from './erasure-markers';
 import { LEGACY_LOG_FILE, migrateLegacyLog } from './legacy-log.migration';
 import { LogWriter } from './log-writer';
 import { deleteLine, fileSize, fsyncDirectory, hasEntries, readJson, TENANTS_DIR, tenantLogPath, upsertLine, writeFileAtomic } from './point-log';
@@ -41,9 +42,10 @@ const FORMAT = 1;
  *   damage followed by valid records is corruption, and that tenant's operations throw.
  * - Compaction (see {@link EmbeddedVectorIndexOptions.compaction}, and {@link compact}): a tenant's live
  *   points are written to a new file, synced, then renamed over its log. `compact()` rewrites every log
- *   with dead records known to this instance (tenants changed or loaded since `open`, and tenants with
- *   deletes in a migrated single log), so deleted vectors are erased from disk; `deleteTenant` removes
- *   the tenant's log.
+ *   with dead records known to this instance (tenants changed or loaded since `open`) and every log with
+ *   an erasure marker (`erasures/`, written before a delete record and by the migration of a single log,
+ *   kept across restarts until the log is rewritten), so deleted vectors are erased from disk even after
+ *   a crash; `deleteTenant` removes the tenant's log.
  * - A failed write or sync makes the instance refuse further writes (the file state is then unknown);
  *   reopen to recover from the logs.
  *
@@ -198,9 +200,14 @@ export class EmbeddedVectorIndex implements VectorIndex {
     const tenant = await this.acquire(tenantId, false);
     if (!tenant) return;
     try {
-      await this.writer.append(tenant, [deleteLine(tenantId, unique)], () => {
-        for (const id of unique) tenant.index.delete(id);
-      });
+      await this.writer.append(
+        tenant,
+        [deleteLine(tenantId, unique)],
+        () => {
+          for (const id of unique) tenant.index.delete(id);
+        },
+        true,
+      );
     } finally {
       tenant.pins--;
     }
@@ -213,6 +220,7 @@ export class EmbeddedVectorIndex implements VectorIndex {
     await this.writer.job(() =>
       this.exclusive(tenantId, async () => {
         await this.writer.remove(file);
+        await removeErasureMarker(this.directory, tenantId);
         const tenant = this.cache.remove(tenantId);
         if (tenant) tenant.deleted = true;
         this.dirty.delete(tenantId);
@@ -237,6 +245,7 @@ export class EmbeddedVectorIndex implements VectorIndex {
           // Loaded meanwhile: then it is rewritten as a resident tenant (pinned while it runs).
           const resident = this.cache.peek(id) ?? (await this.load(id));
           if (resident && resident.records > resident.index.size) await this.rewrite(resident);
+          else await removeErasureMarker(this.directory, id);
           this.dirty.delete(id);
         });
       }
@@ -281,8 +290,9 @@ export class EmbeddedVectorIndex implements VectorIndex {
     this.tornBytesDropped = 0;
     this.cache.clear();
     this.dirty.clear();
-    const withDeletes = await migrateLegacyLog(this.directory);
-    for (const tenant of withDeletes ?? []) this.dirty.add(tenant);
+    await migrateLegacyLog(this.directory);
+    // Tenants whose logs may hold deleted points (persisted: a crash must not forget them).
+    for (const tenant of await readErasureMarkers(this.directory)) this.dirty.add(tenant);
     if ((await fsp.mkdir(path.join(this.directory, TENANTS_DIR), { recursive: true, mode: 0o700 })) !== undefined) await fsyncDirectory(this.directory);
     this.writer.reset();
   }
@@ -334,6 +344,8 @@ export class EmbeddedVectorIndex implements VectorIndex {
     tenant.pins++;
     try {
       await this.writer.rewrite(tenant, liveLines(tenant.id, index, this.types));
+      await removeErasureMarker(this.directory, tenant.id);
+      tenant.erasureMarked = false;
       this.dirty.delete(tenant.id);
     } finally {
       tenant.pins--;

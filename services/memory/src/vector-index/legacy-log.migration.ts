@@ -1,5 +1,6 @@
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
+import { writeErasureMarker } from './erasure-markers';
 import { fsyncDirectory, replayLog, TENANTS_DIR, tenantLogPath } from './point-log';
 
 /** The single log of index format 1 (every tenant in one file). */
@@ -18,8 +19,9 @@ const FLUSH_BYTES = 8 * 1024 * 1024;
  * `tenants/` in one step; only then is the old log removed. A crash before the rename restarts the
  * migration; a crash after it finds `tenants/` complete and only removes the old log.
  *
- * Returns the tenants whose lines include deletes (their logs hold dead vectors until compacted), or
- * null when there was nothing to migrate.
+ * Tenants whose lines include deletes get an erasure marker (synced before the rename), so that
+ * `compact()` erases their dead vectors even after a crash. Returns those tenants, or null when there
+ * was nothing to migrate.
  */
 export async function migrateLegacyLog(directory: string): Promise<Set<string> | null> {
   const legacy = path.join(directory, LEGACY_LOG_FILE);
@@ -71,6 +73,8 @@ export async function migrateLegacyLog(directory: string): Promise<Set<string> |
       }
     }
     await fsyncDirectory(staging);
+    // Before the rename: after it, a crash would restart without the list of logs holding deleted points.
+    for (const tenant of withDeletes) await writeErasureMarker(directory, tenant);
     await fsp.rename(staging, target);
     await fsyncDirectory(directory);
   }

@@ -1,13 +1,14 @@
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { COMPACT_SUFFIX, fsyncDirectory, rewriteLog, RewriteNotStartedError, WRITE_CHUNK, writeAll } from './point-log';
+import { writeErasureMarker } from './erasure-markers';
 import { LogHandles, type ResidentTenant } from './tenant-cache';
 
 /** Tenant logs synced in parallel within one commit (bounded so that handles stay under their cap). */
 const PARALLEL_SYNCS = 16;
 
 type Entry =
-  | { kind: 'append'; tenant: ResidentTenant; data: Buffer[]; apply: () => void; resolve: () => void; reject: (e: Error) => void }
+  | { kind: 'append'; tenant: ResidentTenant; data: Buffer[]; erases: boolean; apply: () => void; resolve: () => void; reject: (e: Error) => void }
   | { kind: 'job'; run: () => Promise<unknown>; resolve: (value: unknown) => void; reject: (e: Error) => void };
 
 /**
@@ -39,11 +40,14 @@ export class LogWriter {
     this.compacted = false;
   }
 
-  /** Appends `data` (whole lines) to the tenant's log durably, then runs `apply`, then resolves. */
-  append(tenant: ResidentTenant, data: Buffer[], apply: () => void): Promise<void> {
+  /**
+   * Appends `data` (whole lines) to the tenant's log durably, then runs `apply`, then resolves. With
+   * `erases` (a delete), the tenant's erasure marker is written and synced first (see erasure-markers.ts).
+   */
+  append(tenant: ResidentTenant, data: Buffer[], apply: () => void, erases = false): Promise<void> {
     if (this.failure) return Promise.reject(this.failure);
     return new Promise((resolve, reject) => {
-      this.queue.push({ kind: 'append', tenant, data, apply, resolve, reject });
+      this.queue.push({ kind: 'append', tenant, data, erases, apply, resolve, reject });
       this.kick();
     });
   }
@@ -168,6 +172,12 @@ export class LogWriter {
     const tenants = [...byTenant.keys()];
     const sizes = new Map<ResidentTenant, number>();
     try {
+      for (const entry of live) {
+        if (entry.erases && !entry.tenant.erasureMarked) {
+          await writeErasureMarker(this.directory, entry.tenant.id);
+          entry.tenant.erasureMarked = true;
+        }
+      }
       let created = false;
       for (let i = 0; i < tenants.length; i += PARALLEL_SYNCS) {
         await Promise.all(

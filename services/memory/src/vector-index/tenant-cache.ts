@@ -18,6 +18,8 @@ export interface ResidentTenant {
   accounted: number;
   /** Set when its log was removed by `deleteTenant`: writes queued for it are refused. */
   deleted: boolean;
+  /** Whether this instance wrote its erasure marker (a delete since its last rewrite); optional: false. */
+  erasureMarked?: boolean;
 }
 
 /**
