@@ -38,4 +38,9 @@ export interface EmbeddedIndexStats {
   residentTenants: number;
   residentBytes: number;
   memoryBudgetBytes: number;
+  /**
+   * Peak since `open` of `residentBytes` plus the estimate (log file bytes) of the tenants being loaded:
+   * what loads and writes made the index hold at once (at most about the budget plus one tenant).
+   */
+  peakBytes: number;
 }

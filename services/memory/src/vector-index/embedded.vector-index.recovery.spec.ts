@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { encodeKeywords, encodeQuery } from '../recall/keyword-encoder';
@@ -109,5 +109,27 @@ describe('EmbeddedVectorIndex recovery and limits', () => {
     const log = await readFile(tenantLogPath(directory, 't1'), 'utf8');
     expect(log).not.toContain(base64(secret));
     expect(log).toContain('kept');
+  });
+
+  it('loads evicted tenants one at a time, evicting first: concurrent searches hold about the budget plus one tenant', async () => {
+    const tenants = Array.from({ length: 24 }, (_, t) => `t${t}`);
+    const writer = await openIndex();
+    for (const tenant of tenants) {
+      await writer.upsert(Array.from({ length: 40 }, (_, i) => point(tenant, `m${i}`, 'fact', i, `word${i} common text ${tenant}`)));
+    }
+    await writer.close();
+    const sizes = await Promise.all(tenants.map(async (t) => (await stat(tenantLogPath(directory, t))).size));
+    const one = await openIndex();
+    await one.count('t0');
+    const tenantBytes = one.stats().residentBytes;
+    await one.close();
+
+    const budget = 2 * tenantBytes;
+    const index = await openIndex({ memoryBudgetBytes: budget });
+    const results = await Promise.all(tenants.map((tenant) => index.searchDense(axisVector(3), { tenant, limit: 1 })));
+    expect(results.map((hits) => hits.map((h) => h.id))).toEqual(tenants.map(() => ['m3']));
+    const { peakBytes, residentBytes } = index.stats();
+    expect(residentBytes).toBeLessThanOrEqual(budget + tenantBytes);
+    expect(peakBytes).toBeLessThanOrEqual(budget + Math.max(tenantBytes, ...sizes));
   });
 });

@@ -71,6 +71,11 @@ export class EmbeddedVectorIndex implements VectorIndex {
   /** Tenants with a background compaction queued in the writer (one at a time each). */
   private readonly compactionQueued = new Set<ResidentTenant>();
   private readonly types = new PayloadTypes();
+  /** Estimated bytes (log sizes) of the tenants being loaded right now, and the peak of resident + loading. */
+  private loadingBytes = 0;
+  /** Tail of the chain that runs tenant loads one at a time. */
+  private loadQueue: Promise<void> = Promise.resolve();
+  private peakBytes = 0;
   private readonly topK = new TopK(16);
   /** BM25 accumulator by slot, shared by all tenants (searches run one at a time), kept zeroed. */
   private scratch = new Float64Array(0);
@@ -104,6 +109,7 @@ export class EmbeddedVectorIndex implements VectorIndex {
       residentTenants: this.cache.size,
       residentBytes: this.cache.bytes,
       memoryBudgetBytes: this.cache.budgetBytes,
+      peakBytes: this.peakBytes,
     };
   }
 
@@ -288,6 +294,7 @@ export class EmbeddedVectorIndex implements VectorIndex {
     }
     this.dimension = descriptor.dimension;
     this.tornBytesDropped = 0;
+    this.peakBytes = 0;
     this.cache.clear();
     this.dirty.clear();
     await migrateLegacyLog(this.directory);
@@ -325,10 +332,38 @@ export class EmbeddedVectorIndex implements VectorIndex {
     }
   }
 
-  /** Replays a tenant's log into a new index and makes it resident; call inside {@link exclusive}. */
+  /**
+   * Replays a tenant's log into a new index and makes it resident; call inside {@link exclusive}. Loads
+   * run one at a time across the index, and each first evicts down to the budget minus its log's size
+   * (an estimate of the index it builds), so concurrent uses of many evicted tenants hold about the
+   * budget plus one tenant, not one rebuilt tenant per request.
+   */
   private async load(id: string, create = true): Promise<ResidentTenant | undefined> {
+    const previous = this.loadQueue;
+    let release!: () => void;
+    this.loadQueue = new Promise<void>((resolve) => (release = resolve));
+    await previous;
+    try {
+      const peeked = this.cache.get(id);
+      return peeked ?? (await this.loadNow(id, create));
+    } finally {
+      release();
+    }
+  }
+
+  private async loadNow(id: string, create: boolean): Promise<ResidentTenant | undefined> {
     const file = tenantLogPath(this.directory, id);
-    const { index, validBytes, records, tornBytes } = await replayTenant(file, id, this.dimension, this.types);
+    const estimate = (await fileSize(file)) ?? 0;
+    for (const evicted of this.cache.evict(estimate)) if (evicted.records > evicted.index.size) this.dirty.add(evicted.id);
+    this.loadingBytes += estimate;
+    this.notePeak();
+    let replayed;
+    try {
+      replayed = await replayTenant(file, id, this.dimension, this.types);
+    } finally {
+      this.loadingBytes -= estimate;
+    }
+    const { index, validBytes, records, tornBytes } = replayed;
     if (records === 0 && tornBytes === 0 && !create) return undefined;
     this.tornBytesDropped += tornBytes;
     const tenant: ResidentTenant = { id, index, file, fileBytes: validBytes, records, pins: 0, accounted: 0, deleted: false };
@@ -385,6 +420,11 @@ export class EmbeddedVectorIndex implements VectorIndex {
 
   private evict(): void {
     for (const tenant of this.cache.evict()) if (tenant.records > tenant.index.size) this.dirty.add(tenant.id);
+    this.notePeak();
+  }
+
+  private notePeak(): void {
+    this.peakBytes = Math.max(this.peakBytes, this.cache.bytes + this.loadingBytes);
   }
 
   /** Runs `run` after every earlier `exclusive` of the same tenant has finished. */

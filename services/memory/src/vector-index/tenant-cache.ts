@@ -72,13 +72,19 @@ export class TenantCache {
     tenant.accounted = bytes;
   }
 
-  /** Evicts least recently used unpinned tenants (never the most recent one) until the total fits the budget; returns them. */
-  evict(): ResidentTenant[] {
+  /**
+   * Evicts least recently used unpinned tenants until the total plus `reserve` bytes (a tenant about to
+   * be loaded) fits the budget; returns them. Without a reserve the most recent tenant is never evicted;
+   * with one, it may be (the loaded tenant becomes the most recent).
+   */
+  evict(reserve = 0): ResidentTenant[] {
     const evicted: ResidentTenant[] = [];
-    if (this.total <= this.budgetBytes) return evicted;
+    const limit = this.budgetBytes - reserve;
+    if (this.total <= limit) return evicted;
     let remaining = this.tenants.size;
+    const keep = reserve > 0 ? 0 : 1;
     for (const tenant of this.tenants.values()) {
-      if (this.total <= this.budgetBytes || remaining-- <= 1) break;
+      if (this.total <= limit || remaining-- <= keep) break;
       if (tenant.pins > 0) continue;
       this.remove(tenant.id);
       evicted.push(tenant);
