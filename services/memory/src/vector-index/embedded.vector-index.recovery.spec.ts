@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { encodeKeywords, encodeQuery } from '../recall/keyword-encoder';
@@ -131,5 +131,20 @@ describe('EmbeddedVectorIndex recovery and limits', () => {
     const { peakBytes, residentBytes } = index.stats();
     expect(residentBytes).toBeLessThanOrEqual(budget + tenantBytes);
     expect(peakBytes).toBeLessThanOrEqual(budget + Math.max(tenantBytes, ...sizes));
+  });
+
+  it('erases deleted vectors of a migrated single log on compact() even after a restart that skipped it', async () => {
+    const line = (record: object) => JSON.stringify(record) + '\n';
+    const vector = Buffer.from(axisVector(2).buffer).toString('base64');
+    const upsert = (i: string) => line({ o: 'u', t: 't2', i, y: 'fact', v: vector, k: [1], f: [1] });
+    await writeFile(path.join(directory, 'descriptor.json'), JSON.stringify({ format: 1, ...CONTRACT_DESCRIPTOR }));
+    await writeFile(path.join(directory, 'points.wal.jsonl'), upsert('secretcanary') + line({ o: 'd', t: 't2', i: ['secretcanary'] }) + upsert('kept'));
+    // The split happens on open; a crash before the compaction loses the in-memory list of logs with deletes.
+    await (await openIndex()).close();
+    const reopened = await openIndex();
+    await reopened.compact();
+    const log = await readFile(tenantLogPath(directory, 't2'), 'utf8');
+    expect(log).not.toContain('secretcanary');
+    expect(log).toContain('kept');
   });
 });

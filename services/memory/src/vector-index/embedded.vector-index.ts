@@ -266,6 +266,7 @@ export class EmbeddedVectorIndex implements VectorIndex {
     } finally {
       this.cache.clear();
       this.dirty.clear();
+      this.compactionQueued.clear();
       await unlockDirectory(this.directory);
     }
   }
