@@ -28,6 +28,3 @@ export function rememberCost(content: string): number {
   const chunks = Math.min(EMBEDDING_MAX_CHUNKS, Math.max(1, Math.ceil(content.length / EMBEDDING_CHUNK_CHARS)));
   return chunks + Math.max(1, Math.ceil(content.length / 10_000));
 }
-
-/** Scheduler cost of remember's write (transaction and vector index upsert). */
-export const SAVE_COST = 1;

@@ -25,7 +25,7 @@ import { embedDocument } from '../recall/document-embedding';
 import { encodeKeywords } from '../recall/keyword-encoder';
 import { SUMMARISER, type Summariser } from '../summary/summariser.port';
 import { VECTOR_INDEX, type VectorIndex } from '../vector-index/vector-index.port';
-import { DEFAULT_MEMORY_ADMISSION, MEMORY_WORK_SCHEDULER, rememberCost, SAVE_COST } from './admission';
+import { DEFAULT_MEMORY_ADMISSION, MEMORY_WORK_SCHEDULER, rememberCost } from './admission';
 import { EnrichMemoryUseCase } from './enrich-memory.use-case';
 
 /**
@@ -105,12 +105,16 @@ export class RememberUseCase {
       const respond = (id: string): RememberResponse => ({ id, path, type, summary });
       let id: string;
       try {
+        // The save is not a scheduler job: its transaction may wait on database locks (a record purge's
+        // advisory lock, the agent's usage row locked by another replica), which must not hold a slot that
+        // every agent's recall needs, and it must not queue behind the analyses its agent queued later
+        // (they would make it miss its deadline). Its own work (one vector upsert and a few rows) is small.
         const save = () =>
-          this.scheduler.run(agentId, SAVE_COST, () => this.repository.saveRemember(
+          this.repository.saveRemember(
             { id: freshId, recordId, agentId, path, type, summary, contentHash: hash, blobKey, sizeBytes: bytes.length, embedderId: this.embedder.id, idempotency: key && claimedAt ? { key, claimedAt } : undefined },
             respond,
             (id) => this.index.upsert([{ id, tenant: recordId, dense: embedding, sparse, payload: { type } }]),
-          ), { admitted: true });
+          );
         // Writes to one given path queue here first, so they wait without holding a database connection;
         // the advisory lock inside saveRemember orders them across replicas. Generated paths never collide.
         id = body.path ? await this.pathLocks.run(`${recordId}\n${path}`, save) : await save();

@@ -1,0 +1,57 @@
+import { FairScheduler } from '@agent-memory/platform';
+import type { MemoryTypeClassifier } from '../classification/memory-type-classifier.port';
+import type { Embedder } from '../embedding/embedder.port';
+import type { MemoryRepository } from '../persistence/memory.repository';
+import type { MemoryPrismaClient } from '../persistence/prisma';
+import type { Summariser } from '../summary/summariser.port';
+import type { VectorIndex } from '../vector-index/vector-index.port';
+import type { EnrichMemoryUseCase } from './enrich-memory.use-case';
+import { RememberUseCase } from './remember.use-case';
+
+/**
+ * Remember's write transaction runs outside the fair scheduler's slots (docs/configuration.md, "Fairness
+ * between agents"): a save that waits on a database lock (a record purge's advisory lock, another
+ * replica's lock on the agent's usage row) must not hold the process's only slot, and a write's save must
+ * not queue behind the analyses its agent queued after it.
+ */
+describe('remember: the save is not a scheduler job', () => {
+  const embedder: Embedder = { id: 'fake@2', dimension: 2, embed: async (texts) => texts.map(() => Float32Array.from([1, 0])) };
+  const summariser = { summarise: async (text: string) => text.slice(0, 20) } as unknown as Summariser;
+  const classifier = { classify: async () => 'fact' } as unknown as MemoryTypeClassifier;
+  const index = { upsert: async () => undefined, delete: async () => undefined } as unknown as VectorIndex;
+  const blobs = { put: async () => undefined, delete: async () => undefined } as never;
+  const enrichment = { queueAfterRemember: async () => undefined } as unknown as EnrichMemoryUseCase;
+  const prisma = {} as MemoryPrismaClient;
+
+  /** A repository whose saveRemember waits until `release` is called (a transaction blocked on a lock). */
+  function blockedRepository() {
+    let release!: () => void;
+    const unblocked = new Promise<void>((resolve) => (release = resolve));
+    const saves: string[] = [];
+    const repository = {
+      storageQuota: { maxMemories: 1_000, maxBytes: 1e9 },
+      findByPath: async () => null,
+      usage: async () => ({ memories: 0, bytes: 0 }),
+      saveRemember: async (w: { id: string }) => {
+        saves.push(w.id);
+        await unblocked;
+        return w.id;
+      },
+    } as unknown as MemoryRepository;
+    return { repository, release, saves };
+  }
+
+  it("lets another agent's job run while a write's save waits on a lock (one slot in the process)", async () => {
+    const scheduler = new FairScheduler({ concurrency: 1, perAgentConcurrency: 1, perAgentQueue: 10 });
+    const { repository, release, saves } = blockedRepository();
+    const remember = new RememberUseCase(repository, prisma, embedder, classifier, summariser, index, blobs, enrichment, scheduler);
+    const write = remember.execute('agt_a', 'rec_a', { content: 'The door code is 4711.', type: 'fact' });
+    while (saves.length === 0) await new Promise((resolve) => setImmediate(resolve));
+    // The save is blocked; a recall of agent B must still get the slot.
+    const other = scheduler.run('agt_b', 1, async () => 'recall done');
+    const outcome = await Promise.race([other, new Promise((resolve) => setTimeout(() => resolve('blocked'), 2_000))]);
+    release();
+    await write;
+    expect(outcome).toBe('recall done');
+  });
+});
