@@ -137,4 +137,27 @@ describe('paid with a Payment credential (ledger mode)', () => {
     expect(ledger.entries[0]).toMatchObject({ operation: 'write_file', paymentMethod: 'payment', idempotencyKey: 'k-p' });
     expect((await billing.balance(agentId, 'live')).balanceMicroUsd).toBe(100_000); // refunds of the failed call and of the second replay
   });
+
+  it('with BILLING_MODE=off, a paid replay of a committed write is refunded (no ledger tells it was uncharged)', async () => {
+    const agentId = newId('agent');
+    const usage = new UsageRecorder(bus as never, payments, { billingMode: 'off' } as GatewayOptions);
+    const commitId = `files:${newId('memory')}`;
+    await usage.paid(paidRequest(agentId), 'write_file', newId('record'), () => Promise.resolve({ result: { id: 'f' }, replayed: true, commitId }), outcome, 'k-off');
+    expect((await billing.balance(agentId, 'live')).balanceMicroUsd).toBe(50_000);
+  });
+
+  it('a paid replay whose usage could not be recorded is refunded; a first write whose usage could not be recorded keeps its payment', async () => {
+    const agentId = newId('agent');
+    const failingBus = {
+      request: (subject: string, payload: never, schema: { parse(v: unknown): unknown }) =>
+        subject === SUBJECTS.billing.recordUsage ? Promise.reject(new DomainError('VALIDATION_ERROR', 'ledger refused')) : bus.request(subject, payload, schema),
+    };
+    const usage = new UsageRecorder(failingBus as never, payments, { billingMode: 'ledger' } as GatewayOptions);
+    (usage as unknown as { logger: { error(): void } }).logger = { error: () => undefined };
+    const commitId = `files:${newId('memory')}`;
+    await usage.paid(paidRequest(agentId), 'write_file', newId('record'), () => Promise.resolve({ result: { id: 'f' }, replayed: true, commitId }), outcome, 'k-fail');
+    expect((await billing.balance(agentId, 'live')).balanceMicroUsd).toBe(50_000);
+    await usage.paid(paidRequest(agentId), 'write_file', newId('record'), () => Promise.resolve({ result: { id: 'g' }, replayed: false, commitId: `files:${newId('memory')}` }), outcome, 'k-new');
+    expect((await billing.balance(agentId, 'live')).balanceMicroUsd).toBe(50_000);
+  });
 });

@@ -169,8 +169,12 @@ export class UsageRecorder {
     const chargeId = newChargeId();
     // Without a ledger (`off`) nothing can tell whether a replayed write was charged: replays are refunded.
     const charged = this.options.billingMode !== 'off' && (!replayed || commitId) ? await this.recordUsage(req, chargeId, operation, recordId, idempotencyKey, commitId, 'payment') : undefined;
-    // Refund a replay that is not charged, and a write that another request (original or replay) already paid for.
-    if ((replayed && !commitId) || (commitId && charged && charged.chargeId !== chargeId)) {
+    // A replay keeps its payment only when the ledger shows this very request charged the commit (the write
+    // no earlier request paid for); without a commit id, without a ledger (`off`) or when the usage could
+    // not be recorded, nothing shows that, so it is refunded. A first write keeps its payment unless another
+    // request already charged its commit.
+    const refund = replayed ? !commitId || !charged || charged.chargeId !== chargeId : charged !== undefined && charged.chargeId !== chargeId;
+    if (refund) {
       await this.refund(req, verified.challengeId, principal.agentId, verified.amountMicroUsd, settled.reference);
     }
     return result;
