@@ -88,6 +88,28 @@ describe('remember and the request deadline', () => {
     expect(replay.commitId).toBe(retry.commitId);
   }, 60_000);
 
+  it('a new memory whose deadline passes during its vector write is rolled back and leaves no vector in the index', async () => {
+    const recordId = newId('record');
+    const upsert = index.upsert.bind(index);
+    // the vector write takes past the deadline, so the check just before COMMIT rolls the transaction back
+    const slow = jest.spyOn(index, 'upsert').mockImplementation(async (points) => {
+      await upsert(points);
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+    });
+    try {
+      const late = await withDeadline(1_500, () => remember.execute(agentId, recordId, { content: 'The spare keys hang behind the reception desk.', type: 'fact' })).then(
+        () => 'applied',
+        (err: unknown) => (err instanceof DomainError ? err.code : String(err)),
+      );
+      expect(late).toBe('INTERNAL_ERROR');
+    } finally {
+      slow.mockRestore();
+    }
+    expect(await rows(recordId)).toEqual([]);
+    expect(await blobs.list(`records/${recordId}/`)).toEqual([]);
+    expect(await index.count(recordId)).toBe(0);
+  }, 60_000);
+
   it('the same key while the first request is still in progress answers RATE_LIMITED with the seconds until its claim expires; after that the retry stores one memory', async () => {
     const recordId = newId('record');
     const body: RememberBody = { content: 'The fire drill is on the first Tuesday of the quarter.', type: 'fact', idempotency_key: 'k-busy' };

@@ -119,9 +119,12 @@ export class RememberUseCase {
         // the advisory lock inside saveRemember orders them across replicas. Generated paths never collide.
         id = body.path ? await this.pathLocks.run(`${recordId}\n${path}`, save) : await save();
       } catch (err) {
-        // All are thrown inside the write transaction, which rolled back: the blob is this write's own.
+        // All are thrown inside the write transaction, which rolled back: the blob is this write's own, and
+        // so is a vector under the fresh id (a new memory's, written before the last deadline check; never
+        // reused, so deleting it cannot touch another write's). Best effort: an orphan is never recalled.
         if (err instanceof IdempotencyClaimLostError || err instanceof NotFoundError || err instanceof ForbiddenError || err instanceof DeadlineExceededError) {
           await this.blobs.delete([blobKey]).catch(() => undefined);
+          await this.index.delete(recordId, [freshId]).catch(() => undefined);
         }
         throw err;
       }
