@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown, Optional } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
 import {
   ForbiddenError,
   NotFoundError,
@@ -45,10 +46,16 @@ export const FILES_RECLAIM_TABLES = ['files.files', 'files.raw_blobs', 'files.wr
 /** Blob key prefixes of a record's files and raw blobs; keys never contain user paths (DESIGN.md §3). */
 const filesPrefix = (recordId: string) => `records/${recordId}/files/`;
 const rawPrefix = (recordId: string) => `records/${recordId}/raw/`;
+/**
+ * A write's own blob key: `<prefix><sha256(path)>/<random write id>/<content hash>`. Unique per write (as
+ * memory's remember), so a write that rolls back deletes its blob without touching that of another
+ * replica's write of the same content to the same path, put but not yet committed.
+ */
+const writeBlobKey = (prefix: string, path: string, hash: string) => `${prefix}${sha256Hex(path)}/${randomBytes(12).toString('hex')}/${hash.slice('sha256:'.length)}`;
 
 /**
  * Files and raw blobs of records (spec, "Read file", "Write file", "Raw blob access"). Content lives in
- * the blob store under content-addressed keys; the row in `files.files` is the source of truth.
+ * the blob store under a key of its own per write (path, write id, content hash); the row in `files.files` is the source of truth.
  */
 @Injectable()
 export class FilesService implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -112,7 +119,7 @@ export class FilesService implements OnApplicationBootstrap, OnApplicationShutdo
       const result = await this.pathLocks.run(`${recordId}\n${body.path}`, async () => {
         const bytes = Buffer.from(body.content, 'utf8');
         const hash = contentHash(bytes);
-        const blobKey = `${filesPrefix(recordId)}${sha256Hex(body.path)}/${hash.slice('sha256:'.length)}`;
+        const blobKey = writeBlobKey(filesPrefix(recordId), body.path, hash);
         await this.blobs.put(blobKey, bytes, 'text/plain; charset=utf-8');
         const response: WriteFileResponse = { path: body.path, contentHash: hash };
         await this.writeUnlessDeleted(recordId, blobKey, async (tx) => {
@@ -161,7 +168,7 @@ export class FilesService implements OnApplicationBootstrap, OnApplicationShutdo
   async rawPut(agentId: string, recordId: string, body: RawPutBody): Promise<{ path: string; size: number; contentHash: string }> {
     const bytes = Buffer.from(body.content, 'base64');
     const hash = contentHash(bytes);
-    const blobKey = `${rawPrefix(recordId)}${sha256Hex(body.path)}/${hash.slice('sha256:'.length)}`;
+    const blobKey = writeBlobKey(rawPrefix(recordId), body.path, hash);
     const contentType = body.contentType ?? 'application/octet-stream';
     await this.pathLocks.run(`raw\n${recordId}\n${body.path}`, async () => {
       await this.blobs.put(blobKey, bytes, contentType);
@@ -200,18 +207,11 @@ export class FilesService implements OnApplicationBootstrap, OnApplicationShutdo
         await write(tx);
       });
     } catch (err) {
-      // The record is gone, so no row of it can name this blob (same-content blobs included).
-      if (err instanceof NotFoundError) await this.blobs.delete([blobKey]).catch(() => undefined);
-      // Over quota: the key is content-addressed, so delete it only if no row (another path, an earlier write) names it.
-      if (err instanceof ForbiddenError) await this.deleteUnreferencedBlob(recordId, blobKey);
+      // Deleted record or over quota: the transaction rolled back, and the key is this write's own
+      // (writeBlobKey), so no row names it. Best effort: an orphan is purged with its record.
+      if (err instanceof NotFoundError || err instanceof ForbiddenError) await this.blobs.delete([blobKey]).catch(() => undefined);
       throw err;
     }
-  }
-
-  /** Deletes `blobKey` unless a file or raw blob row names it (a refused write must leave no blob of its own). */
-  private async deleteUnreferencedBlob(recordId: string, blobKey: string): Promise<void> {
-    const named = (await this.prisma.file.count({ where: { recordId, blobKey } })) + (await this.prisma.rawBlob.count({ where: { recordId, blobKey } }));
-    if (named === 0) await this.blobs.delete([blobKey]).catch(() => undefined);
   }
 
   /**
