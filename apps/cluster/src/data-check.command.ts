@@ -44,11 +44,11 @@ export async function runClusterDataCheck(source: NodeJS.ProcessEnv, args: reado
     const filesPrisma = await openFilesPrisma(db);
     let files: FileCheckReport;
     try {
-      files = await checkFiles(filesPrisma, blobs, logger);
+      files = await checkFiles(filesPrisma, blobs, logger, { repair: args.includes('--repair') });
     } finally {
       await filesPrisma.$disconnect();
     }
-    const damage = memories.missingBlob.length + memories.hashMismatch.length + memories.missingVector.length - memories.repairedVectors + files.missingBlob.length + files.hashMismatch.length;
+    const damage = memories.missingBlob.length + memories.hashMismatch.length + memories.missingVector.length - memories.repairedVectors + files.missingBlob.length + files.hashMismatch.length + (memories.usageDrift.length - memories.repairedUsage) + (files.usageDrift.length - files.repairedUsage);
     return { memories, files, ok: damage === 0 };
   } finally {
     await db.close();

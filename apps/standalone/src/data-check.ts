@@ -39,14 +39,19 @@ export async function checkDataDirectory(env: NodeJS.ProcessEnv, options: { repa
     const filesPrisma = await openFilesPrisma(db);
     let files: FileCheckReport;
     try {
-      files = await checkFiles(filesPrisma, blobs, logger);
+      files = await checkFiles(filesPrisma, blobs, logger, { repair: options.repair });
     } finally {
       await filesPrisma.$disconnect();
     }
     const unrepairedVectors = memories.missingVector.length - memories.repairedVectors;
-    const ok = memories.missingBlob.length + memories.hashMismatch.length + unrepairedVectors + files.missingBlob.length + files.hashMismatch.length === 0;
+    const ok = memories.missingBlob.length + memories.hashMismatch.length + unrepairedVectors + files.missingBlob.length + files.hashMismatch.length + unrepairedUsage(memories) + unrepairedUsage(files) === 0;
     return { dataDir: config.dataDir, memories, files, ok };
   } finally {
     await db.close();
   }
+}
+
+/** Agents whose storage quota counters still differ from their rows (found and not repaired). */
+function unrepairedUsage(report: { usageDrift: unknown[]; repairedUsage: number }): number {
+  return report.usageDrift.length - report.repairedUsage;
 }

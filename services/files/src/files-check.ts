@@ -1,5 +1,6 @@
 import type { Logger } from '@nestjs/common';
 import { type BlobStore, verifyBlob } from '@agent-memory/platform';
+import { checkFileUsage, type FileUsageDrift } from './persistence/file-usage-check';
 import type { FilesPrismaClient } from './persistence/prisma';
 
 /** Rows read per batch of {@link checkFiles}. */
@@ -13,15 +14,20 @@ export interface FileCheckReport {
   missingBlob: string[];
   /** Rows whose blob does not hash to the row's `contentHash` (never served). */
   hashMismatch: string[];
+  /** Agents whose storage quota counters differ from their rows (drift after a rolling upgrade). */
+  usageDrift: FileUsageDrift[];
+  /** Of those, counters recomputed from the rows with `repair`. */
+  repairedUsage: number;
 }
 
 /**
  * Checks every file and raw blob: row -> blob exists and hashes to `contentHash` (docs/deployment.md,
  * "Checking and repairing a data directory"). Nothing here can be rebuilt: content lives only in the blob
- * store, so damage is reported (and logged, error level). Linear in the rows and their bytes.
+ * store, so damage is reported (and logged, error level). The agents' storage quota counters are compared
+ * with the rows and, with `repair`, recomputed from them. Linear in the rows and their bytes.
  */
-export async function checkFiles(prisma: FilesPrismaClient, blobs: BlobStore, logger?: Logger): Promise<FileCheckReport> {
-  const report: FileCheckReport = { checked: 0, missingBlob: [], hashMismatch: [] };
+export async function checkFiles(prisma: FilesPrismaClient, blobs: BlobStore, logger?: Logger, options: { repair: boolean } = { repair: false }): Promise<FileCheckReport> {
+  const report: FileCheckReport = { checked: 0, missingBlob: [], hashMismatch: [], usageDrift: [], repairedUsage: 0 };
   const inspect = async (name: string, row: { blobKey: string; contentHash: string }) => {
     report.checked++;
     const bytes = await blobs.get(row.blobKey);
@@ -45,5 +51,8 @@ export async function checkFiles(prisma: FilesPrismaClient, blobs: BlobStore, lo
     if (rows.length < CHECK_BATCH) break;
     rawCursor = { recordId: rows[rows.length - 1]!.recordId, path: rows[rows.length - 1]!.path };
   }
+  report.usageDrift = await checkFileUsage(prisma, options);
+  if (report.usageDrift.length > 0) logger?.warn({ agents: report.usageDrift.length, repaired: options.repair }, 'Files storage quota counters differ from the rows');
+  if (options.repair) report.repairedUsage = report.usageDrift.length;
   return report;
 }

@@ -6,6 +6,7 @@ import type { Embedder } from '../embedding/embedder.port';
 import { OpenAiCompatibleEmbedder } from '../embedding/openai-compatible.embedder';
 import { UseLiteEmbedder } from '../embedding/use-lite.embedder';
 import type { EmbedderConfig } from '../memory.module';
+import { checkMemoryUsage, type MemoryUsageDrift } from '../persistence/memory-usage-check';
 import { type MemoryPrismaClient, openMemoryPrisma } from '../persistence/prisma';
 import { EmbeddedVectorIndex } from '../vector-index/embedded.vector-index';
 import { QdrantVectorIndex } from '../vector-index/qdrant.vector-index';
@@ -28,6 +29,10 @@ export interface MemoryCheckReport {
   missingVector: string[];
   /** Vectors rebuilt from the blob (re-embedded) with `repair`. */
   repairedVectors: number;
+  /** Agents whose storage quota counters differ from their rows (drift after a rolling upgrade). */
+  usageDrift: MemoryUsageDrift[];
+  /** Of those, counters recomputed from the rows with `repair`. */
+  repairedUsage: number;
 }
 
 /** The pieces {@link checkMemories} works on: the service's own adapters, opened by the caller. */
@@ -44,11 +49,12 @@ export interface MemoryCheckStores {
  * whose blob is intact is rebuilt from the content (`embedDocument` + `encodeKeywords`, as remember
  * writes it) when the row's embedder is the configured one (otherwise the re-embedding job at start-up
  * rewrites it anyway). Lost or altered blobs cannot be repaired here: they are reported. Linear in the
- * number of memories and their bytes; reads in id order, {@link CHECK_BATCH} rows at a time.
+ * number of memories and their bytes; reads in id order, {@link CHECK_BATCH} rows at a time. The agents'
+ * storage quota counters are compared with the rows and, with `repair`, recomputed from them.
  */
 export async function checkMemories(stores: MemoryCheckStores, options: { repair: boolean; logger?: Logger }): Promise<MemoryCheckReport> {
   const { prisma, blobs, index, embedder } = stores;
-  const report: MemoryCheckReport = { checked: 0, missingBlob: [], hashMismatch: [], missingVector: [], repairedVectors: 0 };
+  const report: MemoryCheckReport = { checked: 0, missingBlob: [], hashMismatch: [], missingVector: [], repairedVectors: 0, usageDrift: [], repairedUsage: 0 };
   const probe = new Float32Array(embedder.dimension);
   probe[0] = 1;
   let cursor: string | undefined;
@@ -77,6 +83,9 @@ export async function checkMemories(stores: MemoryCheckStores, options: { repair
       }
     }
   }
+  report.usageDrift = await checkMemoryUsage(prisma, options);
+  if (report.usageDrift.length > 0) options.logger?.warn({ agents: report.usageDrift.length, repaired: options.repair }, 'Memory storage quota counters differ from the rows');
+  if (options.repair) report.repairedUsage = report.usageDrift.length;
   return report;
 }
 

@@ -1,0 +1,53 @@
+import 'reflect-metadata';
+import { FilesystemBlobStore, InProcessJobQueue, PgDatabase } from '@agent-memory/platform';
+import { newId } from '@agent-memory/shared';
+import { createTestDatabase, type TestDatabase } from '@agent-memory/testing';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { checkFiles } from './files-check';
+import { FilesService } from './files.service';
+import { type FilesPrismaClient, openFilesPrisma } from './persistence/prisma';
+
+/**
+ * data:check reports storage quota counters that drifted from the rows (docs/deployment.md, "Checking and
+ * repairing a data directory": e.g. a rolling upgrade from a version without quotas) and, with repair,
+ * recomputes them from the rows (the machine's PostgreSQL).
+ */
+describe('data check of the files usage counters', () => {
+  let testDb: TestDatabase;
+  let db: PgDatabase;
+  let prisma: FilesPrismaClient;
+  let dir: string;
+  beforeAll(async () => {
+    testDb = await createTestDatabase();
+    db = new PgDatabase({ connectionString: testDb.url, poolSize: 3 });
+    prisma = await openFilesPrisma(db);
+    dir = mkdtempSync(join(tmpdir(), 'agent-memory-usage-check-'));
+  }, 60_000);
+  afterAll(async () => {
+    await prisma?.$disconnect();
+    await db?.close();
+    await testDb?.drop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('reports a drifted counter and recomputes it with repair', async () => {
+    const blobs = new FilesystemBlobStore(join(dir, 'blobs'));
+    const files = new FilesService(prisma, blobs, new InProcessJobQueue());
+    const agentId = newId('agent');
+    const recordId = newId('record');
+    await files.write(agentId, recordId, { path: 'a.md', content: 'alpha' });
+    await files.rawPut(agentId, recordId, { path: 'b.bin', content: Buffer.from('beta!').toString('base64') });
+    // an old replica wrote a file without charging it
+    await prisma.$executeRaw`UPDATE "files"."agent_usage" SET file_count = 1, file_bytes = 5 WHERE agent_id = ${agentId}`;
+
+    const found = await checkFiles(prisma, blobs, undefined, { repair: false });
+    expect(found.usageDrift).toEqual([{ agentId, stored: { files: 1, bytes: 5 }, actual: { files: 2, bytes: 10 } }]);
+    expect(found.repairedUsage).toBe(0);
+    const repaired = await checkFiles(prisma, blobs, undefined, { repair: true });
+    expect(repaired.repairedUsage).toBe(1);
+    expect(await prisma.$queryRaw`SELECT file_count::int AS n, file_bytes::int AS b FROM "files"."agent_usage" WHERE agent_id = ${agentId}`).toEqual([{ n: 2, b: 10 }]);
+    expect((await checkFiles(prisma, blobs, undefined, { repair: false })).usageDrift).toEqual([]);
+  }, 60_000);
+});
