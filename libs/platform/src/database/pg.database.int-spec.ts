@@ -86,4 +86,30 @@ describe('PgDatabase.reclaim', () => {
       await db.close();
     }
   });
+  it('gives up when the table is in use instead of queueing every later query behind its lock', async () => {
+    const db = new PgDatabase({ connectionString: database.url });
+    const { Client } = await import('pg');
+    const holder = new Client({ connectionString: database.url });
+    const reader = new Client({ connectionString: database.url });
+    await holder.connect();
+    await reader.connect();
+    try {
+      await holder.query('CREATE SCHEMA IF NOT EXISTS reclaim; CREATE TABLE IF NOT EXISTS reclaim.busy (id int PRIMARY KEY)');
+      await holder.query('INSERT INTO reclaim.busy VALUES (1) ON CONFLICT DO NOTHING');
+      // A long transaction (a slow write, a record purge) holds a lock on the table.
+      await holder.query('BEGIN');
+      await holder.query('SELECT * FROM reclaim.busy');
+      const reclaim = db.reclaim(['reclaim.busy']);
+      // While the rewrite waits for its lock, a read that comes after it must not wait for the holder.
+      const read = reader.query('SELECT count(*)::int AS n FROM reclaim.busy');
+      await expect(reclaim).rejects.toMatchObject({ code: '55P03' }); // lock_not_available
+      expect((await read).rows).toEqual([{ n: 1 }]);
+      await holder.query('COMMIT');
+      await db.reclaim(['reclaim.busy']); // free again: the retried run goes through
+    } finally {
+      await holder.end();
+      await reader.end();
+      await db.close();
+    }
+  });
 });

@@ -20,6 +20,9 @@ export interface PgDatabaseOptions {
   migrations?: 'apply' | 'verify';
 }
 
+/** How long a reclaim's VACUUM FULL waits for its table lock before giving up (ms); see {@link PgDatabase.reclaim}. */
+export const RECLAIM_LOCK_TIMEOUT_MS = 1_000;
+
 /** Wraps one pooled connection as the migration runner's {@link SqlExecutor} (advisory locks are per session). */
 function sessionExecutor(client: PoolClient): SqlExecutor {
   return {
@@ -71,7 +74,19 @@ export class PgDatabase implements Database {
    * replicas stay the operator's concern (docs/deployment.md, "Forgotten content and the database files").
    */
   async reclaim(tables: readonly string[]): Promise<void> {
-    for (const table of tables) await this.pool.query(`VACUUM FULL ${quoteTable(table)}`);
+    // VACUUM FULL needs an ACCESS EXCLUSIVE lock: while it waits for one, every later query on the table
+    // (other tenants' recalls and writes) queues behind it. A short lock_timeout makes it give up instead;
+    // the ReclaimScheduler retries the run later (docs/deployment.md, "Forgotten content and the database files").
+    const client = await this.pool.connect();
+    try {
+      await client.query(`SET lock_timeout = ${RECLAIM_LOCK_TIMEOUT_MS}`);
+      for (const table of tables) await client.query(`VACUUM FULL ${quoteTable(table)}`);
+      await client.query('RESET lock_timeout');
+    } catch (err) {
+      client.release(true); // the session's setting dies with the connection
+      throw err;
+    }
+    client.release();
     await this.pool.query('CHECKPOINT').catch((err: { code?: string }) => {
       if (err.code !== '42501') throw err; // insufficient_privilege
     });
