@@ -4,7 +4,7 @@
  *
  * - One agent per conversation; its default record receives every dialogue turn as one memory, path =
  *   the turn's dia_id ("D1:3"), content `"<speaker>: <text>"` plus `" [image: <blip_caption>]"` when the
- *   turn shares an image (as the baselines of /work/shared/data/README.md; loader in
+ *   turn shares an image (as the baselines of bench/data/README.md; loader in
  *   bench/locomo-offline/locomo-data.ts, imported read-only). No type is given: the service classifies.
  * - Every question is recalled once, sequentially, with limit 25 in its conversation's record.
  *   Recall@k of a question = |evidence ∩ top-k recalled paths| / |evidence|, averaged over questions
@@ -27,7 +27,7 @@ const LIMIT = 25;
 const KS = [5, 10, 25] as const;
 /** LoCoMo paper, Table 3, dialogue-turn retrieval (DRAGON), all categories. */
 const PAPER = { 5: 58.8, 10: 67.5, 25: 79.9 } as const;
-/** Baselines measured on this machine, from /work/shared/data/README.md (all 1,986 questions). */
+/** Simple baselines measured on one machine, listed in bench/data/README.md (all 1,986 questions). */
 const README_BASELINES: { name: string; r: Record<(typeof KS)[number], number>; p50: number }[] = [
   { name: 'BM25 (minisearch), README', r: { 5: 46.5, 10: 54.1, 25: 62.7 }, p50: 1.0 },
   { name: 'dense USE-lite exact cosine, README', r: { 5: 25.7, 10: 36.0, 25: 52.8 }, p50: 19.7 },

@@ -2,7 +2,7 @@
  * Latency of `EmbeddedVectorIndex`: upsert throughput (durable, batches of 1,000 and single points) and
  * `searchDense` / `searchSparse` p50/p95 at 1,000 / 10,000 / 100,000 random 512-dim points in one tenant.
  *
- * Run: `cd /work/main && node -r @swc-node/register bench/locomo-offline/index-latency.ts`
+ * Run from the repository root: `node -r @swc-node/register bench/locomo-offline/index-latency.ts`
  * (writes ~300 MB under tmp/, removed at the end).
  */
 import { rmSync } from 'node:fs';

@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 
-/** Where the shared LoCoMo file lives (read in place; never copied into the repository: CC BY-NC 4.0). */
-export const LOCOMO_PATH = '/work/shared/data/locomo/locomo10.json';
+/** The LoCoMo file kept in the repository (source and licence, CC BY-NC 4.0: bench/data/README.md). */
+export const LOCOMO_PATH = join(__dirname, '..', 'data', 'locomo10.json');
 
-/** One dialogue turn as one memory: content exactly as the baselines of /work/shared/data/README.md. */
+/** One dialogue turn as one memory: content `"<speaker>: <text>"` (bench/data/README.md). */
 export interface Turn {
   diaId: string;
   content: string;

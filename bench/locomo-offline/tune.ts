@@ -3,11 +3,11 @@
  * through the memory service's own `EmbeddedVectorIndex`, keyword encoder, query rewrite and
  * `hybridSearch`, so the figures are those of the code that serves recalls.
  *
- * Run: `cd /work/main && node -r @swc-node/register bench/locomo-offline/tune.ts`
+ * Run from the repository root: `node -r @swc-node/register bench/locomo-offline/tune.ts`
  * First run embeds ~9,900 texts (about 5 minutes on 2 cores); they are then cached in
  * tmp/locomo-embeddings.bin (keyed by text) and a run takes well under a minute.
  *
- * Task (as /work/shared/data/README.md): one tenant per conversation, one point per dialogue turn, id =
+ * Task (as bench/data/README.md): one tenant per conversation, one point per dialogue turn, id =
  * its dia_id, content `"<speaker>: <text>"` + `" [image: <blip_caption>]"` when the turn shares an
  * image; each of the 1,986 questions is a recall in its conversation. Recall@k = share of the question's
  * evidence turns among the top k, averaged over all 1,986 questions. Evidence strings are parsed
