@@ -3,7 +3,8 @@
 # records, memory, memory-worker, files, billing, migrate (docs/deployment.md). Sources run through
 # @swc-node/register, as in development (no separate compile step).
 
-ARG NODE_IMAGE=node:20-bookworm-slim
+# Node 22 LTS, as package.json "engines" and .ci/run (Node 20 reached end of life on 2026-04-30).
+ARG NODE_IMAGE=node:22-bookworm-slim
 
 # --- manifests: only what `npm install` needs (package.json files, the lock, tools/, Prisma schemas), so
 # the dependency layer below is rebuilt only when one of these changes, not on every source edit.
@@ -17,7 +18,7 @@ RUN find . -type f \
 
 # --- deps: the whole dependency tree (devDependencies included: the entrypoint needs @swc-node/register
 # and @swc/core) and the generated Prisma clients. `npm ci` is not used: it fails when the registry
-# lacks another platform's optional binaries that the lock names (DESIGN.md, npm row).
+# lacks another platform's optional binaries that the lock names (docs/deployment.md).
 FROM ${NODE_IMAGE} AS deps
 WORKDIR /app
 ENV ONNXRUNTIME_NODE_INSTALL=skip \

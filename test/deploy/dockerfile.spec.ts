@@ -56,9 +56,9 @@ const last = (keyword: string) => runtime.body.filter((i) => i.keyword === keywo
 const dockerignore = readFileSync(join(ROOT, '.dockerignore'), 'utf8').split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
 
 describe('Dockerfile', () => {
-  it('is multi-stage and ends on node:20-bookworm-slim', () => {
+  it('is multi-stage and ends on node:22-bookworm-slim (Node 22 LTS)', () => {
     expect(all.length).toBeGreaterThanOrEqual(2);
-    expect(runtime.from).toBe('node:20-bookworm-slim');
+    expect(runtime.from).toBe('node:22-bookworm-slim');
     const names = new Set(all.map((s) => s.name).filter(Boolean));
     for (const s of all) {
       for (const copy of s.body.filter((i) => i.keyword === 'COPY')) {
