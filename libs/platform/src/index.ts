@@ -2,6 +2,7 @@ export * from './bus/bus-context';
 export * from './bus/bus-client';
 export * from './bus/in-process.transport';
 export * from './bus/rpc-exception.filter';
+export * from './bus/bus-edge';
 export * from './bus/nats.transport';
 export * from './bus/bus-signature';
 export * from './bus/bus-principal';
