@@ -1,2 +1,1 @@
 export * from './records.module';
-export * from './records.service';

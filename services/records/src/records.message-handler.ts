@@ -1,6 +1,5 @@
 import { Controller, UseFilters } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { z } from 'zod';
 import {
   RecordsCreateMessageSchema,
   RecordsDeleteMessageSchema,
@@ -12,46 +11,59 @@ import {
   SUBJECTS,
 } from '@agent-memory/shared';
 import { MessagePipe, RpcDomainExceptionFilter } from '@agent-memory/platform';
-import { RecordsService } from './records.service';
+import type { CreateRecordMessage, DeleteRecordMessage, GetRecordMessage, ListRecordsMessage, ResolveRecordOwnerMessage, UpdateRecordMessage } from './records.messages';
+import { CreateRecordUseCase } from './use-cases/create-record.use-case';
+import { DeleteRecordUseCase } from './use-cases/delete-record.use-case';
+import { GetRecordUseCase } from './use-cases/get-record.use-case';
+import { ListRecordsUseCase } from './use-cases/list-records.use-case';
+import { ResolveRecordOwnerUseCase } from './use-cases/resolve-record-owner.use-case';
+import { UpdateRecordUseCase } from './use-cases/update-record.use-case';
 
-/** Bus edge of the records service: parse the message, call one method, return (STYLE.md habit 2). */
+/** Bus edge of the records service (`records.v1.*`): receive a validated message, call one use case, return. */
 @Controller()
 @UseFilters(RpcDomainExceptionFilter)
 export class RecordsMessageHandler {
-  constructor(private readonly records: RecordsService) {}
+  constructor(
+    private readonly createRecord: CreateRecordUseCase,
+    private readonly listRecords: ListRecordsUseCase,
+    private readonly getRecord: GetRecordUseCase,
+    private readonly resolveRecordOwner: ResolveRecordOwnerUseCase,
+    private readonly updateRecord: UpdateRecordUseCase,
+    private readonly deleteRecord: DeleteRecordUseCase,
+  ) {}
 
   @MessagePattern(SUBJECTS.records.create)
-  create(@Payload(new MessagePipe(RecordsCreateMessageSchema)) m: z.output<typeof RecordsCreateMessageSchema>) {
-    return this.records.create(m.agentId, m.body, m.recordId);
+  create(@Payload(new MessagePipe(RecordsCreateMessageSchema)) m: CreateRecordMessage) {
+    return this.createRecord.execute(m);
   }
 
   @MessagePattern(SUBJECTS.records.list)
-  list(@Payload(new MessagePipe(RecordsListMessageSchema)) m: z.output<typeof RecordsListMessageSchema>) {
-    return this.records.list(m.agentId, m.query.limit, m.query.offset);
+  list(@Payload(new MessagePipe(RecordsListMessageSchema)) m: ListRecordsMessage) {
+    return this.listRecords.execute(m);
   }
 
   @MessagePattern(SUBJECTS.records.get)
-  get(@Payload(new MessagePipe(RecordsGetMessageSchema)) m: z.output<typeof RecordsGetMessageSchema>) {
-    return this.records.get(m.agentId, m.recordId);
+  get(@Payload(new MessagePipe(RecordsGetMessageSchema)) m: GetRecordMessage) {
+    return this.getRecord.execute(m);
   }
 
   @MessagePattern(SUBJECTS.records.resolveAccess)
-  resolveAccess(@Payload(new MessagePipe(RecordsResolveAccessMessageSchema)) m: z.output<typeof RecordsResolveAccessMessageSchema>) {
-    return this.records.get(m.agentId, m.recordId);
+  resolveAccess(@Payload(new MessagePipe(RecordsResolveAccessMessageSchema)) m: GetRecordMessage) {
+    return this.getRecord.execute(m);
   }
 
   @MessagePattern(SUBJECTS.records.resolveOwner)
-  resolveOwner(@Payload(new MessagePipe(RecordsResolveOwnerMessageSchema)) m: z.output<typeof RecordsResolveOwnerMessageSchema>) {
-    return this.records.owner(m.recordId);
+  resolveOwner(@Payload(new MessagePipe(RecordsResolveOwnerMessageSchema)) m: ResolveRecordOwnerMessage) {
+    return this.resolveRecordOwner.execute(m);
   }
 
   @MessagePattern(SUBJECTS.records.update)
-  update(@Payload(new MessagePipe(RecordsUpdateMessageSchema)) m: z.output<typeof RecordsUpdateMessageSchema>) {
-    return this.records.update(m.agentId, m.recordId, m.body);
+  update(@Payload(new MessagePipe(RecordsUpdateMessageSchema)) m: UpdateRecordMessage) {
+    return this.updateRecord.execute(m);
   }
 
   @MessagePattern(SUBJECTS.records.delete)
-  delete(@Payload(new MessagePipe(RecordsDeleteMessageSchema)) m: z.output<typeof RecordsDeleteMessageSchema>) {
-    return this.records.delete(m.agentId, m.recordId, m.cascade);
+  delete(@Payload(new MessagePipe(RecordsDeleteMessageSchema)) m: DeleteRecordMessage) {
+    return this.deleteRecord.execute(m);
   }
 }

@@ -1,7 +1,11 @@
 import { type BusClient, PgliteDatabase } from '@agent-memory/platform';
 import { CreateRecordBodySchema } from '@agent-memory/shared';
-import { openRecordsPrisma, type RecordsPrismaClient } from './persistence/prisma';
-import { RecordsService } from './records.service';
+import { PrismaRecordsRepository } from '../persistence/prisma-records.repository';
+import { openRecordsPrisma, type RecordsPrismaClient } from '../persistence/prisma';
+import { CleanUpOutboxUseCase } from './clean-up-outbox.use-case';
+import { CreateRecordUseCase } from './create-record.use-case';
+import { DeleteRecordUseCase } from './delete-record.use-case';
+import { PublishOutboxUseCase } from './publish-outbox.use-case';
 
 /** A BusClient whose emit is controlled by the test (hangs, fails or records). */
 class FakeBus {
@@ -18,11 +22,11 @@ class FakeBus {
   }
 }
 
-describe('RecordsService (PGlite)', () => {
+describe('record deletion and the outbox (PGlite)', () => {
   let db: PgliteDatabase;
   let prisma: RecordsPrismaClient;
   let bus: FakeBus;
-  let service: RecordsService;
+  let service: { create: CreateRecordUseCase; delete: DeleteRecordUseCase; publishOutbox: PublishOutboxUseCase; cleanupOutbox: CleanUpOutboxUseCase };
 
   beforeAll(async () => {
     db = await PgliteDatabase.open('memory://');
@@ -35,22 +39,24 @@ describe('RecordsService (PGlite)', () => {
   beforeEach(async () => {
     await prisma.outboxEvent.deleteMany({});
     bus = new FakeBus();
-    service = new RecordsService(prisma, bus as unknown as BusClient);
+    const records = new PrismaRecordsRepository(prisma);
+    const publishOutbox = new PublishOutboxUseCase(records, bus as unknown as BusClient);
+    service = { create: new CreateRecordUseCase(records), delete: new DeleteRecordUseCase(records, publishOutbox), publishOutbox, cleanupOutbox: new CleanUpOutboxUseCase(records) };
   });
 
   it('answers a committed delete at once while the bus emit hangs; the relay publishes later', async () => {
-    const record = await service.create('agt_1', CreateRecordBodySchema.parse({ name: 'r' }));
+    const record = await service.create.execute({ agentId: 'agt_1', body: CreateRecordBodySchema.parse({ name: 'r' }) });
     bus.mode = 'hang';
     const started = Date.now();
-    const result = await service.delete('agt_1', record.id, false);
+    const result = await service.delete.execute({ agentId: 'agt_1', recordId: record.id, cascade: false });
     expect(Date.now() - started).toBeLessThan(1_000);
     expect(result).toEqual({ deleted: true, id: record.id, deletedRecordIds: [record.id] });
     expect(await prisma.outboxEvent.count({ where: { publishedAt: null } })).toBe(1);
     // the hung pass ends; the next relay pass publishes the event
     bus.mode = 'ok';
     bus.releaseAll();
-    await service.publishOutbox();
-    await service.publishOutbox();
+    await service.publishOutbox.execute();
+    await service.publishOutbox.execute();
     expect(await prisma.outboxEvent.count({ where: { publishedAt: null } })).toBe(0);
   });
 
@@ -63,7 +69,7 @@ describe('RecordsService (PGlite)', () => {
         { id: 'evt_old_pending', subject: 's', payload: {}, createdAt: hourAgo },
       ],
     });
-    expect(await service.cleanupOutbox()).toBe(1);
+    expect(await service.cleanupOutbox.execute()).toBe(1);
     expect((await prisma.outboxEvent.findMany({ orderBy: { id: 'asc' } })).map((e) => e.id)).toEqual(['evt_old_pending', 'evt_recent_published']);
   });
 });

@@ -1,26 +1,40 @@
 import { type BusClient, PgDatabase } from '@agent-memory/platform';
 import { newId, ValidationError } from '@agent-memory/shared';
 import { createTestDatabase, type TestDatabase } from '@agent-memory/testing';
-import { openRecordsPrisma, type RecordsPrismaClient } from './persistence/prisma';
-import { RecordsService } from './records.service';
+import { PrismaRecordsRepository } from '../persistence/prisma-records.repository';
+import { openRecordsPrisma, type RecordsPrismaClient } from '../persistence/prisma';
+import { CreateRecordUseCase } from './create-record.use-case';
+import { DeleteRecordUseCase } from './delete-record.use-case';
+import { PublishOutboxUseCase } from './publish-outbox.use-case';
+import { UpdateRecordUseCase } from './update-record.use-case';
 
 /**
  * The record hierarchy under concurrency, on the machine's PostgreSQL (a pool of several connections, so
- * transactions really overlap; the embedded PGlite has one connection). Spec: a parent is the same
+ * transactions really overlap; the embedded PGlite has one connection). Rule: a parent is the same
  * agent's record and the hierarchy has no cycles; every change to an agent's hierarchy takes that agent's
  * advisory lock, so a cycle check and the move it guards are one step.
  */
 let database: TestDatabase;
 let db: PgDatabase;
 let prisma: RecordsPrismaClient;
-let service: RecordsService;
+let service: {
+  create: (agentId: string, body: { name: string; tags: string[]; category: string; parentRecordId?: string }) => ReturnType<CreateRecordUseCase['execute']>;
+  update: (agentId: string, recordId: string, body: { parentRecordId: string }) => ReturnType<UpdateRecordUseCase['execute']>;
+  delete: (agentId: string, recordId: string, cascade: boolean) => ReturnType<DeleteRecordUseCase['execute']>;
+};
 const bus = { emit: () => Promise.resolve() } as unknown as BusClient;
 
 beforeAll(async () => {
   database = await createTestDatabase();
   db = new PgDatabase({ connectionString: database.url, poolSize: 8 });
   prisma = await openRecordsPrisma(db);
-  service = new RecordsService(prisma, bus);
+  const records = new PrismaRecordsRepository(prisma);
+  const [create, update, remove] = [new CreateRecordUseCase(records), new UpdateRecordUseCase(records), new DeleteRecordUseCase(records, new PublishOutboxUseCase(records, bus))];
+  service = {
+    create: (agentId, body) => create.execute({ agentId, body }),
+    update: (agentId, recordId, body) => update.execute({ agentId, recordId, body }),
+    delete: (agentId, recordId, cascade) => remove.execute({ agentId, recordId, cascade }),
+  };
 }, 60_000);
 afterAll(async () => {
   await prisma?.$disconnect();
