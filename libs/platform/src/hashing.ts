@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 
-/** `sha256:<hex>` of the UTF-8 bytes of `content` (the spec's `contentHash`, DESIGN.md §3). */
+/** `sha256:<hex>` of the UTF-8 bytes of `content` (the `contentHash` of files and memories: docs/api.md, "Files"). */
 export function contentHash(content: string | Buffer): string {
   return `sha256:${createHash('sha256').update(content).digest('hex')}`;
 }

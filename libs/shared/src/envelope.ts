@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import { ERROR_CODES, type ErrorCode } from './errors';
 
-/** Success envelope of the spec: `{ success: true, data }`. */
+/** Success envelope: `{ success: true, data }` (docs/api.md, "Envelope, statuses, errors"). */
 export function successEnvelope<T extends z.ZodTypeAny>(data: T) {
   return z.object({ success: z.literal(true), data });
 }
 
-/** Failure envelope of the spec: `{ success: false, error: { code, message } }`. */
+/** Failure envelope: `{ success: false, error: { code, message } }` (docs/api.md, "Errors"). */
 export const FailureEnvelopeSchema = z.object({
   success: z.literal(false),
   error: z.object({ code: z.enum(ERROR_CODES), message: z.string() }),

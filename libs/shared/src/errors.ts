@@ -1,5 +1,5 @@
 /**
- * Error codes and HTTP statuses of the spec (interface-spec.md, "Errors"), and the typed domain errors
+ * Error codes and HTTP statuses of the interface (docs/api.md, "Errors"), and the typed domain errors
  * that services throw. Errors keep their code across the service bus and are mapped to the failure
  * envelope once, at the gateway.
  */
@@ -14,7 +14,7 @@ export const ERROR_CODES = [
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
-/** HTTP status for each error code (spec, "Errors"). */
+/** HTTP status for each error code (docs/api.md, "Errors"). */
 export const HTTP_STATUS_BY_CODE: Record<ErrorCode, number> = {
   VALIDATION_ERROR: 400,
   UNAUTHORIZED: 401,
@@ -65,13 +65,13 @@ export class ForbiddenError extends DomainError {
     super('FORBIDDEN', message);
   }
 }
-/** 404: the resource does not exist or belongs to another agent (no existence leak, DESIGN.md §3). */
+/** 404: the resource does not exist or belongs to another agent (no existence leak: docs/api.md, "Records"). */
 export class NotFoundError extends DomainError {
   constructor(message = 'Resource not found') {
     super('NOT_FOUND', message);
   }
 }
-/** 429: a rate limit of the spec was exceeded; `retryAfterSeconds` feeds the Retry-After header. */
+/** 429: a rate limit (docs/api.md, "Rate limits") was exceeded; `retryAfterSeconds` feeds the Retry-After header. */
 export class RateLimitedError extends DomainError {
   constructor(
     message: string,
@@ -88,7 +88,7 @@ export interface BusError {
   retryAfterSeconds?: number;
 }
 
-/** True when `value` has the shape of a {@link BusError} (code is one of the spec's codes). */
+/** True when `value` has the shape of a {@link BusError} (code is one of {@link ERROR_CODES}). */
 export function isBusError(value: unknown): value is BusError {
   return (
     typeof value === 'object' &&

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 
-/** Prefixes of the ids the service assigns (spec: `rec_`, `mem_`; DESIGN.md: `agt_`; humans `hum_` and their sessions `ses_`: docs/authentication.md). */
+/** Prefixes of the ids the service assigns (docs/api.md, "Conventions"; humans `hum_` and their sessions `ses_`: docs/authentication.md). */
 export const ID_PREFIXES = { agent: 'agt', agentKey: 'key', record: 'rec', memory: 'mem', ledgerEntry: 'led', event: 'evt', purgeTask: 'prg', human: 'hum', humanSession: 'ses' } as const;
 export type IdKind = keyof typeof ID_PREFIXES;
 

@@ -19,7 +19,7 @@ export type PurgeRecordJob = z.infer<typeof PurgeRecordJobSchema>;
 
 /**
  * Job `memory.enrich`: refine a memory's type and summary with the configured OpenAI-compatible LLM
- * (DESIGN.md §1, enrichment). `contentHash` pins the remembered version (a job for an older version does
+ * (docs/architecture.md, "Background work"). `contentHash` pins the remembered version (a job for an older version does
  * nothing: the newer remember queued its own); `reclassify` is false when the agent gave the type itself,
  * which enrichment never overrides.
  */
@@ -32,7 +32,7 @@ export type MemoryEnrichJob = z.infer<typeof MemoryEnrichJobSchema>;
 
 /**
  * Job `memory.reembed`: re-embed with embedder `embedderId` one batch of the memories whose vectors another
- * embedder made, in id order after `cursor`, then queue the next batch (DESIGN.md §1, re-embedding after an
+ * embedder made, in id order after `cursor`, then queue the next batch (docs/architecture.md, "Background work": re-embedding after an
  * embedder change). The progress is durable in each memory's `embedder_id`; a worker configured with
  * another embedder drops the job.
  */

@@ -1,6 +1,6 @@
 /**
- * Limits of the spec (interface-spec.md, "Limits") and the decisions of DESIGN.md §4 where the spec is
- * silent. Sizes are bytes of UTF-8; "50KB" and "1MB" are read as 50 × 1024 and 1024 × 1024 bytes.
+ * Limits of the interface (docs/api.md, "Sizes" and "Rate limits"), including the bounds the interface
+ * chose itself (list pages, context per type, idempotency keys). Sizes are bytes of UTF-8; "50KB" and "1MB" are read as 50 × 1024 and 1024 × 1024 bytes.
  */
 export const LIMITS = {
   recordName: { min: 1, max: 128 },
@@ -18,7 +18,7 @@ export const LIMITS = {
   contextPerType: { default: 50, max: 200 },
 } as const;
 
-/** Rate limits of the spec, per 60-second window. */
+/** Rate limits per 60-second window (docs/api.md, "Rate limits"). */
 export const RATE_LIMITS = {
   agentPerMinute: 100,
   recordWritesPerMinute: 30,
@@ -26,12 +26,12 @@ export const RATE_LIMITS = {
   windowSeconds: 60,
 } as const;
 
-/** Default category of a record (spec) and of an agent (spec). */
+/** Default category of a record and of an agent (docs/api.md, "Records", "Agents and keys"). */
 export const DEFAULT_RECORD_CATEGORY = 'general';
 export const DEFAULT_AGENT_CATEGORY = 'agent';
 
-/** How long an idempotency key is remembered (DESIGN.md §4: at least 24 h). */
+/** How long an idempotency key is remembered: 24 h (docs/api.md, "Idempotency keys"). */
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
 
-/** Wallet signature timestamp window, ± seconds (DESIGN.md §4). */
+/** Wallet signature timestamp window, ± seconds (docs/authentication.md, "Wallet signatures"). */
 export const SIGNATURE_WINDOW_SECONDS = 300;

@@ -1,7 +1,7 @@
 import { LIMITS } from './limits';
 
 /**
- * Normalises and checks a storage path of a memory or file (DESIGN.md §3, "Paths"): NFC, at most 256
+ * Normalises and checks a storage path of a memory or file (docs/api.md, "Sizes"): NFC, at most 256
  * characters, no control characters, no leading `/`, no empty, `.` or `..` segments, no backslash.
  * Returns the normalised path, or a message saying what is wrong. A path is never used as a filesystem
  * or object key without passing here first.

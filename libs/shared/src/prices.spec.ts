@@ -1,7 +1,7 @@
 import { formatUsd, parseUsd, PAID_ROUTES, PRICE_LIST_MICRO_USD } from './prices';
 import { PAID_OPERATIONS, UsdAmountSchema } from './schemas/billing';
 
-describe('price list (spec "Prices")', () => {
+describe('price list (docs/billing.md "Prices")', () => {
   it('charges 0.05 USD for each of the six paid operations, listed once each', () => {
     expect(Object.keys(PRICE_LIST_MICRO_USD).sort()).toEqual([...PAID_OPERATIONS].sort());
     expect(Object.values(PRICE_LIST_MICRO_USD).every((p) => p === 50_000)).toBe(true);

@@ -4,7 +4,7 @@ import type { PaidOperation } from './schemas/billing';
 export const MICRO_USD_PER_USD = 1_000_000;
 
 /**
- * The price list of the spec (interface-spec.md, "Prices"), in micro-USD per call. Record management,
+ * The price list (docs/billing.md, "Prices"), in micro-USD per call. Record management,
  * agent creation and raw blob access are free and have no entry. This is the one place prices live: the
  * billing service charges from it, the gateway states it in payment challenges and `GET /billing/prices`.
  */
@@ -17,7 +17,7 @@ export const PRICE_LIST_MICRO_USD: Readonly<Record<PaidOperation, number>> = {
   context: 50_000,
 };
 
-/** A paid route of the spec ("Memory and files"): what it is called, where it lives, its price unit. */
+/** A paid route (docs/api.md, "Endpoints"): what it is called, where it lives, its price unit. */
 export interface PaidRoute {
   operation: PaidOperation;
   method: 'GET' | 'POST' | 'DELETE';
@@ -25,7 +25,7 @@ export interface PaidRoute {
   unit: string;
 }
 
-/** The paid routes and the spec's price units (interface-spec.md, "Prices"), in the spec's order. */
+/** The paid routes and their price units (docs/billing.md, "Prices"), in the order of that table. */
 export const PAID_ROUTES: readonly PaidRoute[] = [
   { operation: 'recall', method: 'POST', path: '/api/v1/records/{recordId}/recall', unit: 'query' },
   { operation: 'remember', method: 'POST', path: '/api/v1/records/{recordId}/remember', unit: 'write' },

@@ -1,5 +1,5 @@
 /**
- * Versioned subjects of the service bus (`<service>.v<N>.<action>`, DESIGN.md §1). Renaming one breaks
+ * Versioned subjects of the service bus (`<service>.v<N>.<action>`, docs/architecture.md "Bus subjects"). Renaming one breaks
  * running replicas of other versions: add a new version instead.
  */
 export const SUBJECTS = {
@@ -15,7 +15,7 @@ export const SUBJECTS = {
     rotateKey: 'agents.v1.keys.rotate',
     revokeKey: 'agents.v1.keys.revoke',
   },
-  /** Human accounts, passkeys, sessions and claims; answered by the agents service (DESIGN.md §1). */
+  /** Human accounts, passkeys, sessions and claims; answered by the agents service. */
   humans: {
     passkeyRegisterOptions: 'agents.v1.passkeys.register-options',
     passkeyRegisterVerify: 'agents.v1.passkeys.register-verify',
@@ -82,7 +82,7 @@ export const EVENTS = {
   recordDeleted: 'records.v1.record-deleted',
 } as const;
 
-/** Queue groups: replicas of one service share requests (DESIGN.md §1). */
+/** Queue groups: replicas of one service share requests (docs/architecture.md, "Bus subjects"). */
 export const QUEUE_GROUPS = {
   agents: 'agents',
   records: 'records',

@@ -42,7 +42,7 @@ export interface ClusterServerOptions {
 /**
  * A whole cluster started for a test: every service as its own Node process (`apps/cluster/src/main.ts`)
  * over a private `nats-server` (JetStream) and `redis-server`, a fresh PostgreSQL database on the
- * machine's server, and s3rver (with its shim) for blobs: real connections everywhere (DESIGN.md §2).
+ * machine's server, and s3rver (with its shim) for blobs: real connections everywhere.
  * The NATS server has the cluster's users and permissions; each process gets its own NATS password,
  * the gateway the bus signing key, the services its public half (docs/configuration.md, "Bus authentication").
  */

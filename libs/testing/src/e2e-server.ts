@@ -14,8 +14,8 @@ export function e2eMode(): E2eMode {
 }
 
 /**
- * What an end-to-end case needs from the system under test, in either run mode (issue 3: "the same
- * cases, both modes"): the gateway URL, a view of the blob store and of the vector index's files, a
+ * What an end-to-end case needs from the system under test, in either run mode (the same
+ * cases run in both modes): the gateway URL, a view of the blob store and of the vector index's files, a
  * bus client into the services, and a restart that keeps the data.
  */
 export interface E2eServer {

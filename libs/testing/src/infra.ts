@@ -82,7 +82,7 @@ function restartable(name: string, port: number, args: string[], url: string, da
 
 /**
  * NATS server settings agent-memory needs (docs/configuration.md): messages up to 8 MB, since a 1 MB
- * file (the spec's limit) travels as JSON inside one request and the default limit is 1 MB.
+ * file (the limit of docs/api.md) travels as JSON inside one request and the default limit is 1 MB.
  */
 export const NATS_MAX_PAYLOAD = '8MB';
 
@@ -133,7 +133,7 @@ export async function startRedisServer(): Promise<TestInfraServer> {
   return server;
 }
 
-/** PostgreSQL server of the machine and CI (DESIGN.md §2): 127.0.0.1:5432, trust auth. */
+/** PostgreSQL server of the machine and CI: 127.0.0.1:5432, trust auth. */
 export const TEST_POSTGRES_URL = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 /** A database created for one test run; `drop` removes it (terminating leftover connections). */

@@ -166,7 +166,7 @@ function answerAfterBody(req: IncomingMessage, res: ServerResponse, status: numb
  * in `directory` or a fresh temporary directory) on a random 127.0.0.1 port, behind a small HTTP front
  * on `port` (default: random) that
  * - answers `GET /<bucket>?uploads` (ListMultipartUploads) with an empty list: s3rver answers 501, and
- *   the minio client asks it before every multipart upload (DESIGN §2, "Checked on this machine", S3);
+ *   the minio client asks it before every multipart upload (checked against the minio client on this project's CI);
  * - forwards every other request unchanged (same path, headers and body, so signatures still match);
  * - answers every request 503 `ServiceUnavailable` while `setFailing(true)`, and none at all while
  *   `setHanging(true)`, so that tests can make the blob store fail (or hang) and recover; `setDelayMs`

@@ -45,8 +45,8 @@ export const TRANSFER_WITH_AUTHORIZATION_TYPES = {
 const hex = (n: bigint | number | undefined) => `0x${BigInt(n ?? 0).toString(16)}`;
 
 /**
- * A JSON-RPC endpoint over HTTP that stands in for an EVM chain in tests (no chain runs on this machine,
- * DESIGN.md §2), so that a gateway *process* settles payments through its real
+ * A JSON-RPC endpoint over HTTP that stands in for an EVM chain in tests (no chain runs on the
+ * test machines), so that a gateway *process* settles payments through its real
  * {@link ChainPaymentSettlement} (`PAYMENT_RPC_URL`). It answers what viem asks while preparing, sending and
  * confirming a transaction, and "mines" each raw transaction at once: a `transferWithAuthorization` call on
  * the token whose EIP-3009 authorization is signed by its `from` (EIP-712, the token's domain) succeeds and

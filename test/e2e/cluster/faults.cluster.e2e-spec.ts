@@ -1,5 +1,5 @@
 /**
- * Fault tests of cluster mode (issue 3), each on the real processes and servers of a test cluster
+ * Fault tests of cluster mode, each on the real processes and servers of a test cluster
  * (libs/testing/src/cluster-server.ts). Each asserts that no acknowledged write is lost and that no store
  * is left half-deleted. Rate limits are off here so that bursts and retries are not refused; the Redis
  * restart under rate-limited traffic is in replicas.cluster.e2e-spec.ts (rate limits on, two gateways).

@@ -1,5 +1,5 @@
 /**
- * Two gateway replicas and two memory replicas behind NATS queue groups (issue 3): requests spread over
+ * Two gateway replicas and two memory replicas behind NATS queue groups: requests spread over
  * both memory replicas, the per-agent rate limit holds across both gateways (Redis), and a Redis restart
  * during rate-limited traffic never turns into 5xx.
  */

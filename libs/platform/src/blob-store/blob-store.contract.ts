@@ -9,7 +9,7 @@ export interface BlobStoreUnderTest {
 
 /**
  * Registers the shared {@link BlobStore} contract (Jest cases) for one adapter, so that the filesystem
- * (standalone) and S3 (cluster) adapters behave the same (DESIGN §2: "a mode only picks adapters").
+ * (standalone) and S3 (cluster) adapters behave the same (docs/architecture.md, "Ports and adapters": a mode only picks adapters).
  * `makeStore` is called once in `beforeAll` and must return an empty store; every case works under its
  * own random `records/rec_…/` prefix, so the cases do not depend on one another.
  *

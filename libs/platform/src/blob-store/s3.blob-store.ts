@@ -4,7 +4,7 @@ import { Readable } from 'node:stream';
 import { Client } from 'minio';
 import { assertBlobKey, type BlobStore } from './blob-store.port';
 
-/** Connection settings of {@link S3BlobStore}; the cluster fills them from `S3_*` (DESIGN §2, cluster conventions). */
+/** Connection settings of {@link S3BlobStore}; the cluster fills them from `S3_*` (docs/configuration.md). */
 export interface S3BlobStoreOptions {
   /** Base URL of the S3 endpoint, `http(s)://host[:port]` (`S3_ENDPOINT`, e.g. `http://minio:9000`). A path is not allowed. */
   endpoint: string;
@@ -60,8 +60,8 @@ function s3ErrorCode(err: unknown): string | undefined {
 }
 
 /**
- * Cluster {@link BlobStore} on MinIO or any S3-compatible server, through the `minio` client (DESIGN §2,
- * "blob store"). One object per key in one bucket; keys are the services' own keys
+ * Cluster {@link BlobStore} on MinIO or any S3-compatible server, through the `minio` client (docs/architecture.md,
+ * "Ports and adapters"). One object per key in one bucket; keys are the services' own keys
  * (`records/<recordId>/...`), checked with {@link assertBlobKey} before any request.
  *
  * - `put` is one PUT (or one multipart upload above `partSizeBytes`): S3 makes either atomic, so a

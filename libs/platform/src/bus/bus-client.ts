@@ -13,7 +13,7 @@ export const BUS_REQUEST_TIMEOUT_MS = Symbol('BusRequestTimeoutMs');
 /** Injection token of the optional {@link BusMetricsHook} (provided by `OpsModule`). */
 export const BUS_METRICS_HOOK = Symbol('BusMetricsHook');
 
-/** Transport failures seen by the sending side (issue 3: "NATS errors"); a service's own error reply is none of these. */
+/** Transport failures seen by the sending side (no responder, timeout, closed connection); a service's own error reply is none of these. */
 export type BusTransportErrorKind = 'timeout' | 'no_responders' | 'unavailable' | 'malformed_reply';
 const TRANSPORT_ERROR_KINDS: readonly string[] = ['timeout', 'no_responders', 'unavailable', 'malformed_reply'];
 
@@ -40,7 +40,7 @@ export function busTransportErrorKind(err: unknown): BusTransportErrorKind | und
 }
 
 /**
- * Sends requests and events over the service bus (DESIGN.md §1). Replies are validated against the
+ * Sends requests and events over the service bus (docs/architecture.md, "Bus subjects"). Replies are validated against the
  * contract's schema where they are consumed; errors come back as typed {@link DomainError}s; a request
  * that gets no reply within the timeout fails with INTERNAL_ERROR instead of hanging.
  *

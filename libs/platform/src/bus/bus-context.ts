@@ -3,7 +3,7 @@ import { DomainError } from '@agent-memory/shared';
 
 /**
  * Metadata carried beside every bus message (NATS headers in cluster mode; in-process otherwise):
- * the correlation id and, once the gateway has authenticated the caller, the principal (DESIGN.md §1:
+ * the correlation id and, once the gateway has authenticated the caller, the principal (docs/architecture.md, "Security of the bus":
  * "Requests carry a correlation id and the authenticated principal (agent id, key environment) in
  * headers"). Services log them; their logic takes the agent id from the validated message body.
  */

@@ -20,7 +20,7 @@ function wireCopy<T>(value: T): T {
 }
 
 /**
- * The in-process message bus of standalone mode (DESIGN.md §2): the same `@MessagePattern` and
+ * The in-process message bus of standalone mode (docs/architecture.md, "Ports and adapters"): the same `@MessagePattern` and
  * `@EventPattern` handlers and subjects as NATS, called within one process. Requests and replies are
  * JSON-copied; errors keep their `{ code, message }` wire form.
  */

@@ -1,6 +1,6 @@
 import { EVENTS } from '@agent-memory/shared';
 
-/** JetStream stream holding the durable cross-service events (DESIGN.md §1: record deleted → purges). */
+/** JetStream stream holding the durable cross-service events (docs/architecture.md, "Bus subjects": record deleted → purges). */
 export const EVENT_STREAM = 'AGENT_MEMORY_EVENTS';
 /** Events are published under `evt.<event subject>`, apart from the core-NATS request subjects. */
 export const eventSubject = (pattern: string): string => `evt.${pattern}`;

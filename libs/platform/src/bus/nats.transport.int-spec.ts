@@ -96,7 +96,7 @@ describe('NATS request/reply', () => {
       const Reply = z.object({ text: z.string(), requestId: z.string(), agentId: z.string().nullable(), keyEnvironment: z.string().nullable() });
       const reply = await runWithBusHeaders({ requestId: 'req-42' }, () => bus.request('test.v1.echo', { text: 'hi' }, Reply));
       expect(reply).toEqual({ text: 'hi', requestId: 'req-42', agentId: null, keyEnvironment: null });
-      // once the gateway has authenticated the caller, the principal rides along too (DESIGN.md §1)
+      // once the gateway has authenticated the caller, the principal rides along too (docs/architecture.md, "Security of the bus")
       const authenticated = await runWithBusHeaders({ requestId: 'req-43' }, async () => {
         setBusPrincipal({ agentId: 'agt_principal', keyEnvironment: 'test' });
         return bus.request('test.v1.echo', { text: 'hi' }, Reply);

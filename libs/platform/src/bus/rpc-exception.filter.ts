@@ -5,7 +5,7 @@ import { type BusError, DomainError, RateLimitedError } from '@agent-memory/shar
 import { formatZodError } from '../validation/zod-format';
 
 /**
- * Turns whatever a message handler throws into the `{ code, message }` wire form (STYLE.md habit 5):
+ * Turns whatever a message handler throws into the `{ code, message }` wire form (docs/architecture.md, "Bus subjects"):
  * domain errors keep their code, zod errors become VALIDATION_ERROR, anything else is logged with an
  * error id and answered as INTERNAL_ERROR without internals.
  */

@@ -1,7 +1,7 @@
 import type { SqlDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 
 /**
- * Port: the relational database. Standalone: one embedded PGlite shared by every service (DESIGN.md §2),
+ * Port: the relational database. Standalone: one embedded PGlite shared by every service (docs/architecture.md, "Ports and adapters"),
  * each service in its own Postgres schema. Cluster: PostgreSQL through `@prisma/adapter-pg`.
  */
 export interface Database {

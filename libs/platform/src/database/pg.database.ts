@@ -34,7 +34,7 @@ function sessionExecutor(client: PoolClient): SqlExecutor {
 }
 
 /**
- * Cluster {@link Database}: PostgreSQL through `pg` and `@prisma/adapter-pg` (DESIGN.md §2). Each service
+ * Cluster {@link Database}: PostgreSQL through `pg` and `@prisma/adapter-pg` (docs/architecture.md, "Ports and adapters"). Each service
  * process opens its own pool and touches only its own schema; the same SQL migration files and runner
  * as standalone apply them (advisory lock per schema, so replicas may start together).
  */

@@ -9,7 +9,7 @@ import type { SqlExecutor } from './sql-executor';
 
 /**
  * Standalone {@link Database}: one embedded PostgreSQL (PGlite, WASM) shared by every service, each in
- * its own schema (DESIGN.md §2). `dataDir` is a directory (kept across restarts) or `memory://`.
+ * its own schema (docs/architecture.md, "Ports and adapters"). `dataDir` is a directory (kept across restarts) or `memory://`.
  * PGlite runs one statement or transaction at a time; concurrent callers queue.
  */
 export class PgliteDatabase implements Database {

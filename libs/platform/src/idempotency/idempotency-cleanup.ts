@@ -1,7 +1,7 @@
 import { IDEMPOTENCY_TTL_SECONDS } from '@agent-memory/shared';
 
 /**
- * Clean-up of the idempotency-key tables (memory and files each own one; DESIGN.md §4). Keys are only
+ * Clean-up of the idempotency-key tables (memory and files each own one; docs/api.md, "Idempotency keys"). Keys are only
  * honoured for IDEMPOTENCY_TTL_SECONDS (24 h, libs/shared); rows past that plus an hour of margin are
  * deleted, and pending rows (a crashed write) once a day old. Every 10 minutes, in one DELETE statement,
  * so that replicas running it at the same time are safe.

@@ -96,7 +96,7 @@ export function answerAfterLostClaim(entry: IdempotencyEntry | null, requestHash
 }
 
 /**
- * Claims an idempotency key before a write (DESIGN.md §4): `{ replay, claimedAt }` when the same key and
+ * Claims an idempotency key before a write (docs/api.md, "Idempotency keys"): `{ replay, claimedAt }` when the same key and
  * body already completed (the caller returns `replay`; `claimedAt` names the write, see
  * {@link idempotentCommitId}), `{ claimed: true, claimedAt }` when the caller must do the write and then
  * mark the entry completed in the write's own transaction (or `release` it on failure). The same key with

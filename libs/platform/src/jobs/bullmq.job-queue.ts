@@ -76,7 +76,7 @@ export interface QueueCounts {
 type Handler = (data: never) => Promise<void>;
 
 /**
- * Cluster {@link JobQueue} on BullMQ (Redis), DESIGN.md §1-2: the same job contracts (`JOBS` in
+ * Cluster {@link JobQueue} on BullMQ (Redis) (docs/architecture.md, "Ports and adapters"): the same job contracts (`JOBS` in
  * libs/shared) and retry semantics as the standalone `InProcessJobQueue`, but durable and shared by
  * every process on the same Redis and prefix.
  *

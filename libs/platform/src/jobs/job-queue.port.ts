@@ -11,7 +11,7 @@ export const DEFAULT_RETRY: RetryPolicy = { attempts: 12, backoffMs: 200, maxBac
 
 /**
  * Retry policy of purge jobs (memory.purge, files.purge-record): a store outage of any realistic length
- * must not strand a purge (spec, "Forget": data is removed from every store). 10 000 tries, backoff
+ * must not strand a purge (docs/api.md, "Memories": forget removes data from every store). 10 000 tries, backoff
  * capped at 60 s: about a week of retrying before the job is dead-lettered; the purge sweep
  * ({@link PURGE_SWEEP}) re-queues it even then, since the durable task row stays until the purge succeeds.
  */
@@ -25,7 +25,7 @@ export const PURGE_RETRY: RetryPolicy = { attempts: 10_000, backoffMs: 1_000, ma
 export const PURGE_SWEEP = { intervalMs: 60_000, minAgeMs: 2 * 60_000 } as const;
 
 /**
- * Port: the asynchronous job queue (DESIGN.md §1). Adapters: `in-process.job-queue.ts` (standalone)
+ * Port: the asynchronous job queue (docs/architecture.md, "Background work"). Adapters: `in-process.job-queue.ts` (standalone)
  * and BullMQ (cluster). Jobs are typed by the union in `libs/shared/src/jobs.ts`; handlers must be
  * idempotent, since a job may run more than once.
  */

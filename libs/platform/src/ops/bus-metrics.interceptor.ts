@@ -22,7 +22,7 @@ export function busSubjectOf(context: ExecutionContext): string {
 /**
  * Counts every handled bus message into `agent_memory_bus_messages_total{subject,outcome}` (outcome
  * `error` when the handler threw or its observable failed) and times it into
- * `agent_memory_bus_handler_duration_seconds{subject}` (issue 3). Passes HTTP and other contexts through.
+ * `agent_memory_bus_handler_duration_seconds{subject}`. Passes HTTP and other contexts through.
  *
  * Apply it to the microservice side of a hybrid app with {@link connectMicroserviceWith}
  * (`{ interceptors: [app.get(BusMetricsInterceptor)] }`): an APP_INTERCEPTOR does not reach a

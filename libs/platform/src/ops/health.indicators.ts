@@ -21,10 +21,10 @@ export async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T
 }
 
 /**
- * The terminus health indicators of the ops endpoints (issue 3): `eventLoop` for liveness (cheap, no
+ * The terminus health indicators of the ops endpoints: `eventLoop` for liveness (cheap, no
  * dependency is touched) and one indicator per {@link ReadinessRegistry} check for readiness, each bounded
  * by `readinessCheckTimeoutMs` so that a hung dependency makes `/readyz` answer 503 instead of hanging.
- * A failing check's own error is logged, not answered (the gateway's `/readyz` is public; STYLE.md habit 5).
+ * A failing check's own error is logged, not answered (the gateway's `/readyz` is public).
  */
 @Injectable()
 export class OpsHealthIndicators implements OnModuleInit, OnModuleDestroy {

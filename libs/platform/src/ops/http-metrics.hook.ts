@@ -8,7 +8,7 @@ export const UNMATCHED_ROUTE = 'unmatched';
 
 /**
  * Counts every HTTP request of a Fastify app into `agent_memory_http_requests_total` and
- * `agent_memory_http_request_duration_seconds` (issue 3), labelled with the route template
+ * `agent_memory_http_request_duration_seconds`, labelled with the route template
  * (`request.routeOptions.url`, e.g. `/api/v1/records/:recordId/recall`), never the raw URL.
  *
  * A Fastify `onResponse` hook rather than a Nest interceptor: guards run before interceptors, so an

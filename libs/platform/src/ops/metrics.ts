@@ -27,7 +27,7 @@ export type QueueDepthCollector = () => Promise<QueueDepth[]>;
 export type BusOutcome = 'ok' | 'error';
 
 /**
- * The Prometheus metrics of one process (issue 3): one prom-client {@link Registry} (not the library's
+ * The Prometheus metrics of one process: one prom-client {@link Registry} (not the library's
  * global one, so several apps in one test process stay apart) with the default process metrics under
  * `agent_memory_`, every series labelled `service=<process>`, and the project's instruments:
  *

@@ -27,7 +27,7 @@ class BuiltInReadinessChecks implements OnModuleInit {
 }
 
 /**
- * Health and metrics of one process (issue 3), global so any module can inject {@link Metrics} and
+ * Health and metrics of one process (docs/configuration.md, `OPS_PORT`), global so any module can inject {@link Metrics} and
  * {@link ReadinessRegistry}:
  *
  * - `GET /healthz`, `GET /readyz` on the process's HTTP server ({@link OpsController}), and `GET /metrics`

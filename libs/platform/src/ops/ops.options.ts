@@ -2,7 +2,7 @@
 export const OPS_OPTIONS = Symbol('OpsOptions');
 
 /**
- * Options of the operations module of one process (issue 3: health and metrics per service).
+ * Options of the operations module of one process: health and metrics per service (docs/configuration.md, `OPS_PORT`).
  * Defaults are filled by {@link resolveOpsOptions}.
  */
 export interface OpsOptions {

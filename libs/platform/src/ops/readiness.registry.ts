@@ -4,8 +4,8 @@ import { Injectable } from '@nestjs/common';
 export type ReadinessCheck = () => Promise<void>;
 
 /**
- * The dependencies whose answer makes this process ready (issue 3: "readiness checks its own
- * dependencies"). Adapters and services register a check at start-up (`registry.register('database',
+ * The dependencies whose answer makes this process ready: each process
+ * checks its own dependencies. Adapters and services register a check at start-up (`registry.register('database',
  * () => db.ping())`); `GET /readyz` runs them all, each under the per-check timeout.
  */
 @Injectable()

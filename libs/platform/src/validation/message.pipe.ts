@@ -4,7 +4,7 @@ import { ValidationError } from '@agent-memory/shared';
 import { formatZodError } from './zod-format';
 
 /**
- * Validates a bus message where it is consumed (STYLE.md habit 1) against its contract schema; throws
+ * Validates a bus message where it is consumed against its contract schema; throws
  * ValidationError naming the field.
  */
 export class MessagePipe<S extends z.ZodTypeAny> implements PipeTransform<unknown, z.output<S>> {

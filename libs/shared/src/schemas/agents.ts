@@ -6,7 +6,7 @@ export const AGENT_MODES = ['cloud', 'local'] as const;
 export const AgentModeSchema = z.enum(AGENT_MODES);
 export type AgentMode = z.infer<typeof AgentModeSchema>;
 
-/** Key environments of the spec's key formats `<prefix>_live_<secret>` and `<prefix>_test_<secret>`. */
+/** Key environments of the agent key formats `<prefix>_live_<secret>` and `<prefix>_test_<secret>`. */
 export const KEY_ENVIRONMENTS = ['live', 'test'] as const;
 export const KeyEnvironmentSchema = z.enum(KEY_ENVIRONMENTS);
 export type KeyEnvironment = z.infer<typeof KeyEnvironmentSchema>;
@@ -65,7 +65,7 @@ export const CreateAgentResponseSchema = z.object({
 });
 export type CreateAgentResponse = z.infer<typeof CreateAgentResponseSchema>;
 
-/** GET /api/v1/agents response data (the spec leaves the shape open). */
+/** GET /api/v1/agents response data (docs/api.md, "Agents and keys"). */
 export const AgentSchema = z.object({
   id: AgentIdSchema,
   name: z.string(),

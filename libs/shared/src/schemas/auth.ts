@@ -4,8 +4,8 @@ import { AgentIdSchema, plainText, TimestampSchema } from './common';
 import { AgentSchema, KeyEnvironmentSchema, PrincipalSchema, WalletAddressSchema } from './agents';
 
 /**
- * Contracts of authentication beyond the spec's table (interface-spec.md, "Authentication": rule 7 leaves
- * the passkey credential open; DESIGN.md §3 makes keys revocable and rotatable): agent key management,
+ * Contracts of authentication beyond the four `Authorization` methods (keys are revocable and
+ * rotatable; passkeys are WebAuthn): agent key management,
  * human accounts with passkeys (WebAuthn), sessions and claims of agents. Documented in
  * docs/authentication.md.
  */

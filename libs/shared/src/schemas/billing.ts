@@ -4,7 +4,7 @@ import { formatUsd, parseUsd, TOP_UP_LIMITS_MICRO_USD } from '../prices';
 import { KeyEnvironmentSchema, WalletAddressSchema } from './agents';
 import { AgentIdSchema, CommitIdSchema, queryInt, RecordIdSchema, TimestampSchema } from './common';
 
-/** Paid operations of the spec (interface-spec.md, "Prices"). */
+/** Paid operations (docs/billing.md, "Prices"). */
 export const PAID_OPERATIONS = ['recall', 'remember', 'forget', 'read_file', 'write_file', 'context'] as const;
 export const PaidOperationSchema = z.enum(PAID_OPERATIONS);
 export type PaidOperation = z.infer<typeof PaidOperationSchema>;
@@ -23,7 +23,7 @@ export type BillingMode = z.infer<typeof BillingModeSchema>;
 
 /**
  * A balance environment: `live` (real money, live keys, Payment credentials) or `test` (sandbox money,
- * `_test_` keys; docs/billing.md). Same words as the key environments of the spec's key formats.
+ * `_test_` keys; docs/billing.md). Same words as the key environments of agent keys.
  */
 export const BillingEnvironmentSchema = KeyEnvironmentSchema;
 export type BillingEnvironment = z.infer<typeof BillingEnvironmentSchema>;

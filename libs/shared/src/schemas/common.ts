@@ -12,7 +12,7 @@ export const RecordIdSchema = z.string().regex(idPattern('record'), 'must be a r
 export const MemoryIdSchema = z.string().regex(idPattern('memory'), 'must be a memory id (mem_...)');
 export const AgentIdSchema = z.string().regex(idPattern('agent'), 'must be an agent id (agt_...)');
 
-/** A memory or file path (DESIGN.md §3): normalised to NFC, checked by {@link checkStoragePath}. */
+/** A memory or file path (docs/api.md, "Sizes"): normalised to NFC, checked by {@link checkStoragePath}. */
 export const StoragePathSchema = z.string().transform((raw, ctx) => {
   const checked = checkStoragePath(raw);
   if (!checked.ok) {
@@ -55,7 +55,7 @@ export const CommitIdSchema = z.string().min(1).max(200);
 /** ISO 8601 UTC timestamp string. */
 export const TimestampSchema = z.string().datetime();
 
-/** The five memory types, which are also the keys of the context response (DESIGN.md §3). */
+/** The five memory types, which are also the keys of the context response (docs/api.md, "Memories"). */
 export const MEMORY_TYPES = ['identity', 'fact', 'relationship', 'episode', 'skill'] as const;
 export const MemoryTypeSchema = z.enum(MEMORY_TYPES);
 export type MemoryType = z.infer<typeof MemoryTypeSchema>;

@@ -2,12 +2,12 @@ import { z } from 'zod';
 import { LIMITS } from '../limits';
 import { AgentIdSchema, CommitIdSchema, IdempotencyKeySchema, RecordIdSchema, StoragePathSchema, utf8Bytes } from './common';
 
-/** File content: at most 1 MB of UTF-8 text (spec, "File"); empty files are allowed. */
+/** File content: at most 1 MB of UTF-8 text (docs/api.md, "Files"); empty files are allowed. */
 export const FileContentSchema = z.string().refine((s) => utf8Bytes(s) <= LIMITS.fileContentBytes.max, {
   message: `must be at most ${LIMITS.fileContentBytes.max} bytes (1MB) of UTF-8`,
 });
 
-/** POST /api/v1/records/{id}/write body (spec, "Write file"). */
+/** POST /api/v1/records/{id}/write body (docs/api.md, "Files"). */
 export const WriteFileBodySchema = z.strictObject({
   path: StoragePathSchema,
   content: FileContentSchema,
@@ -22,7 +22,7 @@ export const ReadFileQuerySchema = z.strictObject({ path: StoragePathSchema });
 export const ReadFileResponseSchema = z.object({ content: z.string(), path: z.string() });
 export type ReadFileResponse = z.infer<typeof ReadFileResponseSchema>;
 
-/** POST /api/v1/records/{id}/raw body (DESIGN.md §4): an opaque blob, base64. */
+/** POST /api/v1/records/{id}/raw body (docs/api.md, "Raw blobs (local mode) and wallet signatures"): an opaque blob, base64. */
 export const RawPutBodySchema = z.strictObject({
   path: StoragePathSchema,
   content: z.base64('must be base64').refine((b64) => Buffer.from(b64, 'base64').length <= LIMITS.rawContentBytes.max, {

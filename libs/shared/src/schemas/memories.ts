@@ -15,14 +15,14 @@ import {
   withoutNul,
 } from './common';
 
-/** Memory content: 1 byte to 50 KB of UTF-8 (spec, "Memory"). */
+/** Memory content: 1 byte to 50 KB of UTF-8 (docs/api.md, "Sizes"). */
 export const MemoryContentSchema = withoutNul(z.string())
   .refine((s) => utf8Bytes(s) >= LIMITS.memoryContentBytes.min, { message: 'must not be empty' })
   .refine((s) => utf8Bytes(s) <= LIMITS.memoryContentBytes.max, {
     message: `must be at most ${LIMITS.memoryContentBytes.max} bytes (50KB) of UTF-8`,
   });
 
-/** POST /api/v1/records/{id}/remember body (spec, "Remember"). */
+/** POST /api/v1/records/{id}/remember body (docs/api.md, "Memories"). */
 export const RememberBodySchema = z.strictObject({
   content: MemoryContentSchema,
   type: MemoryTypeSchema.optional(),
@@ -39,7 +39,7 @@ export const RememberResponseSchema = z.object({
 });
 export type RememberResponse = z.infer<typeof RememberResponseSchema>;
 
-/** POST /api/v1/records/{id}/recall body (spec, "Recall"). */
+/** POST /api/v1/records/{id}/recall body (docs/api.md, "Memories"). */
 export const RecallBodySchema = z.strictObject({
   query: z.string().min(LIMITS.recallQuery.min).max(LIMITS.recallQuery.max),
   limit: z.number().int().min(LIMITS.recallLimit.min).max(LIMITS.recallLimit.max).default(LIMITS.recallLimit.default),
@@ -58,7 +58,7 @@ export type RecalledMemory = z.infer<typeof RecalledMemorySchema>;
 export const RecallResponseSchema = z.object({ memories: z.array(RecalledMemorySchema), count: z.number().int() });
 export type RecallResponse = z.infer<typeof RecallResponseSchema>;
 
-/** Forget target, in the JSON body or the query string (spec, "Forget"). */
+/** Forget target, in the JSON body or the query string (docs/api.md, "Memories"). */
 export const ForgetTargetSchema = z.strictObject({
   path: StoragePathSchema.optional(),
   id: MemoryIdSchema.optional(),
@@ -69,7 +69,7 @@ export type ForgetResponse = z.infer<typeof ForgetResponseSchema>;
 
 /**
  * Picks the forget target from body and query: exactly one of `path` or `id`, given in one place only
- * (DESIGN.md §4). Returns the target or a message for a VALIDATION_ERROR.
+ * (docs/api.md, "Memories"). Returns the target or a message for a VALIDATION_ERROR.
  */
 export function resolveForgetTarget(
   body: ForgetTarget | undefined,
@@ -87,7 +87,7 @@ export function resolveForgetTarget(
   return { ok: true, target: given[0] as { path: string } | { id: string } };
 }
 
-/** GET /api/v1/records/{id}/context query (DESIGN.md §4: limit per type 1–200, default 50). */
+/** GET /api/v1/records/{id}/context query (docs/api.md, "Memories": limit per type 1–200, default 50). */
 export const ContextQuerySchema = z.strictObject({
   limit: queryInt(1, LIMITS.contextPerType.max).default(LIMITS.contextPerType.default),
 });

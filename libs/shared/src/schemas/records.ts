@@ -4,7 +4,7 @@ import { AgentIdSchema, CategorySchema, plainText, queryInt, RecordIdSchema, Tag
 
 const RecordNameSchema = plainText(LIMITS.recordName.min, LIMITS.recordName.max);
 
-/** POST /api/v1/records body (spec, "Record"). */
+/** POST /api/v1/records body (docs/api.md, "Records"). */
 export const CreateRecordBodySchema = z.strictObject({
   name: RecordNameSchema,
   tags: TagsSchema.default([]),
@@ -24,7 +24,7 @@ export const UpdateRecordBodySchema = z
   .refine((body) => Object.keys(body).length > 0, { message: 'must name at least one of name, tags, category, parentRecordId' });
 export type UpdateRecordBody = z.infer<typeof UpdateRecordBodySchema>;
 
-/** GET /api/v1/records query (DESIGN.md §4: limit 1–100 default 20, offset ≥ 0 default 0). */
+/** GET /api/v1/records query (docs/api.md, "Pagination": limit 1–100 default 20, offset ≥ 0 default 0). */
 export const ListRecordsQuerySchema = z.strictObject({
   limit: queryInt(1, LIMITS.listRecords.maxLimit).default(LIMITS.listRecords.defaultLimit),
   offset: queryInt(0, Number.MAX_SAFE_INTEGER).default(0),

@@ -3,7 +3,7 @@ import { MemoryTypeSchema } from './common';
 
 /**
  * Bus contracts of the `vector-index` service: the embedded vector index served to the memory replicas
- * over NATS in cluster mode when no Qdrant is configured (DESIGN.md §2), so that every memory replica and
+ * over NATS in cluster mode when no Qdrant is configured (docs/architecture.md, "Processes"), so that every memory replica and
  * the memory worker see one index. Dense vectors travel as base64 of little-endian float32 bytes.
  */
 export const DenseVectorWireSchema = z.string().max(200_000);
