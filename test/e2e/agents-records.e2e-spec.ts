@@ -11,7 +11,7 @@ beforeAll(async () => {
 afterAll(() => server?.close({ removeData: true }));
 
 describe('agents', () => {
-  it('creates an agent with a key of the spec format, a record and a wallet, and shows the agent to its key', async () => {
+  it('creates an agent with a key of the documented format, a record and a wallet, and shows the agent to its key', async () => {
     const res = await api.request('POST', '/api/v1/agents', { body: { name: 'alpha', tags: ['a'], category: 'bots' } });
     expect(res.status).toBe(201);
     const created = res.data;

@@ -97,7 +97,7 @@ describe('framework errors answer the envelope', () => {
     expectEnvelope(res, 400, 'VALIDATION_ERROR', ['canary']);
   });
 
-  it('a 70 KB header is VALIDATION_ERROR (the spec has no 431)', async () => {
+  it('a 70 KB header is VALIDATION_ERROR (the error codes have no 431)', async () => {
     const res = await rawRequest(get('/api/v1/agents', [`X-Probe: canary${'y'.repeat(70 * 1024)}`]));
     expectEnvelope(res, 400, 'VALIDATION_ERROR', ['canary', 'yyyyyyyy']);
   });

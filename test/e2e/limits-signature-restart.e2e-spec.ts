@@ -12,7 +12,7 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => server?.close({ removeData: true }));
 
-describe('rate limits of the spec', () => {
+describe('documented rate limits', () => {
   it('allows 100 requests a minute per agent and answers the 101st with RATE_LIMITED, Retry-After and RateLimit headers', async () => {
     const { agentKey: key } = await api.createAgent({ name: 'busy' });
     for (let i = 1; i <= 100; i++) {

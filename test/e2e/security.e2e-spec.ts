@@ -444,7 +444,7 @@ describe('path traversal and control characters in every path field', () => {
   });
 });
 
-describe('sizes and counts at the limits of the spec', () => {
+describe('sizes and counts at the documented limits', () => {
   it('refuses one byte or one item more than each limit', async () => {
     const v = `/api/v1/records/${victim.recordId}`;
     const k = bearer(victim.agentKey);
