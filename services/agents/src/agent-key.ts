@@ -3,12 +3,12 @@ import { randomBase62 } from '@agent-memory/shared';
 import { sha256Hex } from '@agent-memory/platform';
 import type { KeyEnvironment } from '@agent-memory/shared';
 
-/** Length of the random part of a key: 43 base62 characters ≈ 256 bits (DESIGN.md §3: ≥ 32 random bytes). */
+/** Length of the random part of a key: 43 base62 characters ≈ 256 bits (docs/api.md, "Agents and keys"). */
 export const KEY_SECRET_LENGTH = 43;
 const KEY_FORMAT = /^([a-z][a-z0-9]{1,15})_(live|test)_([0-9A-Za-z]{43})$/;
 const SESSION_FORMAT = /^([a-z][a-z0-9]{1,15})_session_([0-9A-Za-z]{43})$/;
 
-/** A new agent key `<prefix>_<environment>_<secret>` (spec, Authentication rule 2) and its SHA-256 hex. */
+/** A new agent key `<prefix>_<environment>_<secret>` (docs/authentication.md, "Agent keys") and its SHA-256 hex. */
 export function issueAgentKey(prefix: string, environment: KeyEnvironment): { key: string; hash: string; displayPrefix: string } {
   const key = `${prefix}_${environment}_${randomBase62(KEY_SECRET_LENGTH)}`;
   return { key, hash: sha256Hex(key), displayPrefix: key.slice(0, prefix.length + environment.length + 6) };

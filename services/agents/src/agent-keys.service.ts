@@ -40,7 +40,7 @@ export interface ValidAgentKey {
 }
 
 /**
- * Agent keys after creation (DESIGN.md §3: "revocable and rotatable"; docs/authentication.md):
+ * Agent keys after creation (revocable and rotatable; docs/authentication.md):
  * authentication by hash, listing without secrets, rotation with a grace period, revocation.
  *
  * - A key is valid while it is not revoked and `expiresAt` (set only by a rotation) is in the future.
@@ -63,7 +63,7 @@ export class AgentKeysService {
   ) {}
 
   /**
-   * The principal of a presented agent key (spec, "Authentication": `Bearer <agent key>`).
+   * The principal of a presented agent key (`Authorization: Bearer <agent key>`).
    * UNAUTHORIZED when malformed, unknown, revoked, or expired after a rotation.
    */
   async authenticate(agentKey: string): Promise<Principal> {

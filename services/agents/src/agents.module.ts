@@ -30,7 +30,7 @@ export interface AgentsModuleOptions {
 }
 
 /**
- * The agents service (DESIGN.md §1): owns agents, key hashes, wallets, human accounts, passkeys,
+ * The agents service (docs/architecture.md, "Processes"): owns agents, key hashes, wallets, human accounts, passkeys,
  * sessions and claims; answers `agents.v1.*`.
  */
 @Module({})

@@ -28,7 +28,7 @@ export interface AgentWallet {
 }
 
 /**
- * Agents and their keys (spec, "Agents" and "Authentication"; DESIGN.md §3). Keys are shown once and
+ * Agents and their keys (docs/api.md, "Agents and keys"). Keys are shown once and
  * stored only as SHA-256 hashes; a key is looked up by its hash.
  */
 @Injectable()

@@ -11,7 +11,7 @@ import { ReservationSweeper } from './reservation-sweeper';
 export * from './billing.options';
 
 /**
- * The billing service (DESIGN.md §1): charges from the shared price list, keeps the usage ledger,
+ * The billing service (docs/architecture.md, "Processes"): charges from the shared price list, keeps the usage ledger,
  * balances, reservations and payments; answers `billing.v1.*`; sweeps stale reservations
  * ({@link ReservationSweeper}). `BillingModule` alone uses the defaults.
  */

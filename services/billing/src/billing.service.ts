@@ -33,9 +33,8 @@ export function sandboxOpening(sandboxMicroUsd: number = SANDBOX_INITIAL_CREDIT_
 }
 
 /**
- * The billing use cases (DESIGN.md §1 "billing: price list, usage ledger, balances, payment sessions"):
- * prices come from the shared price list (spec "Prices"); a paid call is charged exactly once, only when
- * it succeeds (DESIGN.md §4), through either a reservation (prepaid balance) or a settled payment.
+ * The billing use cases (price list, usage ledger, balances, payments; docs/billing.md): prices come
+ * from the shared price list; a paid call is charged exactly once, only when it succeeds, through either a reservation (prepaid balance) or a settled payment.
  */
 @Injectable()
 export class BillingService {

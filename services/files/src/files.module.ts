@@ -15,7 +15,7 @@ export interface FilesModuleOptions {
 }
 
 /**
- * The files service (DESIGN.md §1): owns file metadata and raw blobs; answers `files.v1.*`. Import it as
+ * The files service (docs/architecture.md, "Processes"): owns file metadata and raw blobs; answers `files.v1.*`. Import it as
  * `FilesModule` (default quota) or `FilesModule.forRoot(options)`.
  */
 @Module({

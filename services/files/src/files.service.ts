@@ -43,7 +43,7 @@ export const FILES_RECLAIM = Symbol('FilesReclaim');
  */
 export const FILES_RECLAIM_TABLES = ['files.files', 'files.raw_blobs', 'files.write_log', 'files.idempotency_keys', 'files.purge_tasks'] as const;
 
-/** Blob key prefixes of a record's files and raw blobs; keys never contain user paths (DESIGN.md §3). */
+/** Blob key prefixes of a record's files and raw blobs; keys never contain user paths. */
 const filesPrefix = (recordId: string) => `records/${recordId}/files/`;
 const rawPrefix = (recordId: string) => `records/${recordId}/raw/`;
 /**
@@ -54,7 +54,7 @@ const rawPrefix = (recordId: string) => `records/${recordId}/raw/`;
 const writeBlobKey = (prefix: string, path: string, hash: string) => `${prefix}${sha256Hex(path)}/${randomBytes(12).toString('hex')}/${hash.slice('sha256:'.length)}`;
 
 /**
- * Files and raw blobs of records (spec, "Read file", "Write file", "Raw blob access"). Content lives in
+ * Files and raw blobs of records (docs/api.md, "Files", "Raw blobs (local mode) and wallet signatures"). Content lives in
  * the blob store under a key of its own per write (path, write id, content hash); the row in `files.files` is the source of truth.
  */
 @Injectable()
@@ -161,7 +161,7 @@ export class FilesService implements OnApplicationBootstrap, OnApplicationShutdo
   }
 
   /**
-   * Stores an opaque blob of a `local`-mode agent at `path` (DESIGN.md §4). Errors: NOT_FOUND when the
+   * Stores an opaque blob of a `local`-mode agent at `path` (docs/api.md, "Raw blobs (local mode) and wallet signatures"). Errors: NOT_FOUND when the
    * record was deleted (tombstone; the blob just put is deleted and no row is written); FORBIDDEN over
    * the agent's storage quota, as {@link write}.
    */
@@ -197,7 +197,7 @@ export class FilesService implements OnApplicationBootstrap, OnApplicationShutdo
    * Runs `write` in one transaction that first takes the record's advisory lock in shared mode and refuses
    * a deleted record (tombstone in `files.deleted_records`) with NotFoundError. On that refusal, nothing
    * is committed and `blobKey` (the blob this request already put) is deleted: the record's blob purge may
-   * have run before the put (DESIGN.md §1, records.v1.record-deleted; same scheme as memory's remember).
+   * have run before the put (docs/architecture.md, "Record deletion"; same scheme as memory's remember).
    */
   private async writeUnlessDeleted(recordId: string, blobKey: string, write: (tx: Prisma.TransactionClient) => Promise<void>): Promise<void> {
     try {

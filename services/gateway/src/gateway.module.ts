@@ -40,8 +40,8 @@ export function inMemoryRateLimiters(anonymousPerMinute: number): RateLimiters {
 }
 
 /**
- * The HTTP gateway (DESIGN.md §1) and its composition root: authentication, rate limits, validation
- * against the shared schemas, one bus request per call, the usage charge, and the spec's envelopes.
+ * The HTTP gateway (docs/architecture.md, "Processes") and its composition root: authentication, rate limits, validation
+ * against the shared schemas, one bus request per call, the usage charge, and the envelopes of docs/api.md.
  * `/healthz`, `/readyz` and `/metrics` come from `OpsModule`, which the process root imports.
  */
 @Module({})

@@ -13,7 +13,7 @@ export interface GatewayOptions {
   billingMode: BillingMode;
   /** The `Payment` authentication scheme (docs/billing.md); defaults: see `paymentOptionsFromEnv`. */
   payments?: PaymentOptions;
-  /** Accepted clock skew of wallet signatures, seconds (DESIGN.md §4: ±300 s). */
+  /** Accepted clock skew of wallet signatures, seconds (±300 s by default; docs/authentication.md). */
   signatureWindowSeconds: number;
   /**
    * The deployment's domain in every signed message (`SIGNATURE_DOMAIN`, docs/authentication.md); with

@@ -11,7 +11,7 @@ import { DEFAULT_HTTP_SECURITY, type HttpSecurityOptions, registerHttpSecurity }
 
 /**
  * Largest accepted request body, bytes: a 1 MB file whose every character needs a 6-byte JSON escape
- * fits; the schemas then enforce the spec's exact content limits with a clear message.
+ * fits; the schemas then enforce the exact content limits of docs/api.md with a clear message.
  */
 export const BODY_LIMIT_BYTES = 6 * LIMITS.fileContentBytes.max + 64 * 1024;
 

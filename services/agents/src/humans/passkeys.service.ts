@@ -19,7 +19,7 @@ import { SessionsService } from './sessions.service';
 type Purpose = 'registration' | 'authentication';
 
 /**
- * Passkeys for humans (spec, "Authentication": passkey credential; DESIGN.md §4) with
+ * Passkeys for humans (docs/authentication.md, "Passkeys (humans)") with
  * `@simplewebauthn/server`: registration (a new account, or another passkey for the signed-in one) and
  * sign-in with a discoverable credential. Challenges are kept in the database, single use, for
  * `challengeTtlSeconds`, so any replica can finish a ceremony another one began. A verified ceremony

@@ -31,7 +31,7 @@ export function replayKeyOf(walletAddress: string, message: string): string {
 }
 
 /**
- * Checks each credential of the spec's "Authentication" table (docs/authentication.md) and says whom a
+ * Checks each `Authorization` method (docs/authentication.md) and says whom a
  * request acts for. Guards decide which methods a route accepts; this class holds the rules:
  *
  * - agent key: the agents service compares the key's SHA-256 (malformed, unknown, revoked, expired: 401);

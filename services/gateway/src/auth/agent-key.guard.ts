@@ -7,7 +7,7 @@ import { parseAuthorization } from './authorization-header';
 import { type GatewayRequest, setPrincipal, stateOf } from './request-context';
 
 /**
- * Authentication of the agent routes (spec, "Authentication"; docs/authentication.md):
+ * Authentication of the agent routes (docs/authentication.md):
  * - `Bearer <agent key>`: any agent;
  * - `Signature <timestamp>:<walletAddress>:<signature>`: `local`-mode agents, on every route that takes
  *   an agent key (their own records, memories, files; `cloud` agents' wallets: 403);

@@ -1,4 +1,4 @@
-/** The authentication schemes of the spec ("Authentication"), as they appear in `Authorization`. */
+/** The four authentication schemes (docs/api.md, "Authentication"), as they appear in `Authorization`. */
 export type AuthScheme = 'Bearer' | 'Signature' | 'Passkey' | 'Payment';
 const SCHEMES: Record<string, AuthScheme> = { bearer: 'Bearer', signature: 'Signature', passkey: 'Passkey', payment: 'Payment' };
 

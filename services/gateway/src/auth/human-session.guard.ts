@@ -6,9 +6,9 @@ import { parseAuthorization } from './authorization-header';
 import { type GatewayRequest, humanOf, setPrincipal, stateOf } from './request-context';
 
 /**
- * `Authorization: Passkey <session>` (spec, "Authentication": humans in the dashboard): a valid,
- * unexpired, not signed-out session, else 401. Then the per-principal limit of the spec ("All endpoints:
- * 100 requests per minute"), counted per human.
+ * `Authorization: Passkey <session>` (humans in the dashboard; docs/authentication.md): a valid,
+ * unexpired, not signed-out session, else 401. Then the per-principal limit of 100 requests per minute
+ * (docs/api.md, "Rate limits"), counted per human.
  */
 @Injectable()
 export class HumanSessionGuard implements CanActivate {

@@ -8,12 +8,12 @@ export const TEST_KEY_REFUSAL = 'A test key cannot access live data: it reaches 
 
 /**
  * Record-scoped routes reach only the caller's own records, and the answer for any other record id
- * never depends on whether that record exists (DESIGN.md §3: no existence leak):
+ * never depends on whether that record exists (no existence leak: docs/api.md, "Records"):
  *
  * - a live principal: another agent's record (of either environment), an unknown or a malformed id are
  *   all NOT_FOUND;
  * - a test principal: all of those are FORBIDDEN with one fixed message ({@link TEST_KEY_REFUSAL}). This
- *   keeps the spec's live/test separation visible ("Authentication" rule 2; docs/authentication.md: a test
+ *   keeps the live/test separation of keys visible (docs/authentication.md: a test
  *   key cannot touch live data: 403) without the earlier oracle (403 for a live record, 404 for a
  *   nonexistent one). No lookup of the record's owner or environment is made, so timing says nothing either.
  */

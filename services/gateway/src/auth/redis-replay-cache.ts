@@ -4,7 +4,7 @@ import type { ReplayCache } from './replay-cache';
 /**
  * Cluster {@link ReplayCache}: one Redis key per claimed token, `SET <keyPrefix>:<token> 1 NX EX <ttl>`,
  * so a wallet signature is accepted once across every gateway replica within its validity window
- * (DESIGN.md §4: ±300 s, "each signature is accepted once").
+ * (docs/authentication.md: ±300 s, each signed message accepted once).
  *
  * Errors: a Redis failure rejects `claim` (the request fails rather than risk accepting a replay).
  *

@@ -4,7 +4,7 @@ import { type GatewayRequest, principalOf, setPrincipal } from './request-contex
 describe('setPrincipal', () => {
   const principal = { agentId: 'agt_abc', keyEnvironment: 'live' as const, mode: 'cloud' as const };
 
-  it('puts the principal on the request and in the bus headers of the request (DESIGN.md §1), and in log fields', () => {
+  it('puts the principal on the request and in the bus headers of the request, and in log fields', () => {
     const req = {} as GatewayRequest;
     runWithBusHeaders({ requestId: 'req-1' }, () => {
       expect(busLogFields()).toEqual({ requestId: 'req-1' });

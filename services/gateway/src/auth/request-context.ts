@@ -23,7 +23,7 @@ export function stateOf(req: GatewayRequest): GatewayRequestState {
 
 /**
  * Sets the request's authenticated principal, and puts it in the bus context so that every message the
- * request sends carries it in its headers (agent id, key environment; DESIGN.md §1).
+ * request sends carries it in its headers (agent id, key environment; docs/architecture.md, "Security of the bus").
  */
 export function setPrincipal(req: GatewayRequest, principal: Principal): void {
   stateOf(req).principal = principal;

@@ -5,7 +5,7 @@ import { parseAuthorization } from './authorization-header';
 import { type GatewayRequest, setPrincipal, stateOf } from './request-context';
 
 /**
- * Wallet signature only (spec, "Raw blob access": `Authorization: Signature <sig>`; DESIGN.md §4): the
+ * Wallet signature only (`Authorization: Signature <sig>`; docs/api.md, "Raw blobs (local mode) and wallet signatures"): the
  * raw blob routes of `local`-mode agents. See {@link AgentAuthenticator.bySignature} for the rules; the
  * record must then be the agent's own (RecordAccessGuard).
  */

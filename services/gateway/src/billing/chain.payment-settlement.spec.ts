@@ -4,7 +4,7 @@ import { ChainPaymentSettlement, defaultPaymentSettlement, EIP3009_TRANSFER_WITH
 import { PaymentEnvSchema, paymentOptionsFromEnv } from './payment.options';
 import { PaymentPendingError, PaymentSettlementError, type SettlementRequest } from './payment-settlement.port';
 
-// No chain runs on this machine (DESIGN.md §2): the JSON-RPC endpoint is a scripted EIP-1193 transport
+// No chain runs on the test machines: the JSON-RPC endpoint is a scripted EIP-1193 transport
 // that answers what viem asks while building, sending and confirming the transaction, and keeps the raw
 // transaction so the test can decode exactly what would reach the token contract.
 

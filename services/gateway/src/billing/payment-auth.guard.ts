@@ -20,10 +20,10 @@ import { validate } from '../http/validate';
 import { PaymentProtocol, requestBindingOf } from './payment-protocol';
 import { setPaymentState } from './payment-state';
 
-/** What a route is paid for: a paid operation of the spec, or a top-up of the caller's balance. */
+/** What a route is paid for: a paid operation (docs/billing.md, "Prices"), or a top-up of the caller's balance. */
 export type PaidRouteKind = { kind: 'call'; operation: PaidOperation } | { kind: 'top_up' };
 const PAID_ROUTE = 'agent-memory:paid-route';
-/** Marks a paid call (spec "Prices"); read by {@link PaymentAuthGuard}. */
+/** Marks a paid call (docs/billing.md, "Prices"); read by {@link PaymentAuthGuard}. */
 export const PaidCall = (operation: PaidOperation) => SetMetadata(PAID_ROUTE, { kind: 'call', operation } satisfies PaidRouteKind);
 /** Marks the top-up route (docs/billing.md). */
 export const PaidTopUp = () => SetMetadata(PAID_ROUTE, { kind: 'top_up' } satisfies PaidRouteKind);
@@ -40,7 +40,7 @@ const PAYMENT_SCHEME = /^Payment\s+\S/i;
  * - Payment on a top-up: the challenge must have been issued to an agent (a Bearer top-up request first);
  *   any wallet may pay it, the money goes to that agent's live balance.
  * - No Authorization on a paid call in `enforce` mode: 402 PAYMENT_REQUIRED with a challenge, so that a
- *   payment-capable client can discover the price (spec: "discovers the prices").
+ *   payment-capable client can discover the price (docs/billing.md, "How a call is paid in `enforce` mode").
  *
  * Settlement and charging happen later (UsageRecorder, billing controller), after validation.
  */

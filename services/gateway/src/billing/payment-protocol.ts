@@ -103,7 +103,7 @@ function createMppx(options: PaymentOptions, settlement: PaymentSettlement, hook
 
 /**
  * The HTTP `Payment` authentication scheme (IETF draft "The Payment HTTP Authentication Scheme", the
- * Machine Payments Protocol; DESIGN.md §4) on top of `mppx`, method `evm/charge`: states prices in
+ * Machine Payments Protocol; docs/billing.md, "The `Payment` scheme") on top of `mppx`, method `evm/charge`: states prices in
  * `WWW-Authenticate: Payment` challenges whose id is an HMAC of their parameters (no server state),
  * verifies credentials (HMAC, expiry, amount, recipient, chain, scope, EIP-712 signature) and settles
  * them through the {@link PaymentSettlement} port. It does not stop replays: the caller claims the
@@ -122,7 +122,7 @@ export class PaymentProtocol {
   }
 
   /**
-   * The target of one paid call: the operation's price (spec "Prices"), scoped to the operation, the record
+   * The target of one paid call: the operation's price (docs/billing.md, "Prices"), scoped to the operation, the record
    * and the exact request (method, path with query, raw body: {@link requestDigest}), so that the credential
    * is only good for the request whose 402 carried the challenge (a payment client repeats that request).
    */

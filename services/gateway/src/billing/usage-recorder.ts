@@ -37,7 +37,7 @@ export interface WriteOutcome {
 const NOT_A_REPLAY: WriteOutcome = { replayed: false };
 
 /**
- * Charges a paid call exactly once, only when it succeeds (DESIGN.md §4: only 2xx, never a free endpoint),
+ * Charges a paid call exactly once, only when it succeeds (only 2xx, never a free endpoint; docs/api.md, "Billing"),
  * by the way the caller pays (docs/billing.md). An idempotent write is charged once per committed write, not
  * per request (docs/api.md "After a 500 or a timeout"): its reply names the write (`commitId`), and the
  * ledger takes one entry per commit id, so a replay is charged only when no request of that write was

@@ -4,7 +4,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { type ErrorCode, fail, HTTP_STATUS_BY_CODE } from '@agent-memory/shared';
 
 /**
- * Errors raised below the routes, which Nest's exception filter never sees, answered in the spec's
+ * Errors raised below the routes, which Nest's exception filter never sees, answered in the
  * envelope (docs/api.md, "Errors at the HTTP edge"). None of the answers repeats the URL or a header:
  * they are attacker-controlled and would otherwise be reflected (and logged by the caller's tools).
  */
@@ -44,7 +44,7 @@ export function clientErrorMessage(code: string | undefined): string {
 /**
  * Fastify's `clientErrorHandler` (Node's `clientError` event): a request Node's HTTP parser refused
  * before Fastify ran (oversized headers, a NUL or other control byte in a header, a malformed request
- * line, a request that did not arrive in time). Answers VALIDATION_ERROR 400 in the envelope (the spec
+ * line, a request that did not arrive in time). Answers VALIDATION_ERROR 400 in the envelope (the codes
  * has no 408 or 431) and closes the connection, as Node itself does after a parse error.
  */
 export function answerClientError(this: { log?: { trace: (o: object, m: string) => void } }, err: NodeJS.ErrnoException, socket: Duplex): void {

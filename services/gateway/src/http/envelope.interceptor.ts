@@ -5,7 +5,7 @@ import { ok } from '@agent-memory/shared';
 import type { GatewayRequest } from '../auth/request-context';
 import { rateLimitHeaders } from '../rate-limit/rate-limit.service';
 
-/** Wraps every handler's result in the spec's success envelope and adds the rate-limit headers. */
+/** Wraps every handler's result in the success envelope (docs/api.md) and adds the rate-limit headers. */
 @Injectable()
 export class EnvelopeInterceptor implements NestInterceptor {
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {

@@ -5,7 +5,7 @@ import { DomainError, type ErrorCode, fail, HTTP_STATUS_BY_CODE, LIMITS, Payment
 import type { GatewayRequest } from '../auth/request-context';
 import { rateLimitHeaders } from '../rate-limit/rate-limit.service';
 
-/** Maps Fastify and Nest HTTP errors (bad JSON, wrong content type, unknown route) to the spec's codes. */
+/** Maps Fastify and Nest HTTP errors (bad JSON, wrong content type, unknown route) to the codes of docs/api.md, "Errors". */
 export function httpErrorToDomain(status: number, fastifyCode?: string, message?: string): DomainError {
   if (status === 404) return new DomainError('NOT_FOUND', 'Route not found');
   if (status === 413 || fastifyCode === 'FST_ERR_CTP_BODY_TOO_LARGE') {
@@ -24,7 +24,7 @@ export function httpErrorToDomain(status: number, fastifyCode?: string, message?
 }
 
 /**
- * The one place where errors become the spec's failure envelope (STYLE.md habit 5): domain errors keep
+ * The one place where errors become the failure envelope (docs/api.md, "Errors"): domain errors keep
  * their code; framework errors are mapped; anything else is a 500 with an error id in the log and no
  * internals in the response.
  */

@@ -12,7 +12,7 @@ export const DEFAULT_HTTP_SECURITY: HttpSecurityOptions = { hstsMaxAgeSeconds: 0
 const ENVELOPE_SLACK_BYTES = 64 * 1024;
 
 /**
- * Largest accepted request body per route, bytes. The schemas enforce the spec's exact content limits
+ * Largest accepted request body per route, bytes. The schemas enforce the exact content limits of docs/api.md
  * ("Limits": memory content 50 KB, file content 1 MB) with a message naming the field; this cap only
  * keeps a route from buffering and parsing far more than its largest valid body: content whose every
  * character needs a 6-byte JSON escape (`\u0000`) fits, plus 64 KB for the rest. Raw blobs are base64

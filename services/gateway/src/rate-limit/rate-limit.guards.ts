@@ -8,7 +8,7 @@ export type RecordRateClass = 'write' | 'query';
 const RECORD_RATE_CLASS = 'agent-memory:record-rate-class';
 export const RecordRateLimit = (cls: RecordRateClass) => SetMetadata(RECORD_RATE_CLASS, cls);
 
-/** 100 requests per minute per agent (spec, "Limits": all endpoints). Runs right after authentication. */
+/** 100 requests per minute per agent (docs/api.md, "Rate limits": all authenticated endpoints). Runs right after authentication. */
 @Injectable()
 export class AgentRateLimitGuard implements CanActivate {
   constructor(private readonly limits: RateLimitService) {}

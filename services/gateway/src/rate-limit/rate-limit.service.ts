@@ -13,7 +13,7 @@ export interface PolicyLimiter {
   consume(key: string | number, points?: number): Promise<RateLimiterRes>;
 }
 
-/** The limiters of the spec ("Limits"), one per policy; the store (memory or Redis) is chosen by the composition root. */
+/** The limiters of docs/api.md ("Rate limits"), one per policy; the store (memory or Redis) is chosen by the composition root. */
 export interface RateLimiters {
   agent: PolicyLimiter;
   recordWrite: PolicyLimiter;
@@ -26,8 +26,8 @@ export const RATE_LIMITERS = Symbol('RateLimiters');
 export const POLICY_NAMES = { agent: 'agent', recordWrite: 'record-write', recordQuery: 'record-query', anonymous: 'client' } as const;
 
 /**
- * Applies the spec's rate limits (100/min per agent; 30 writes/min and 60 queries/min per record) over
- * sliding 60-second windows (DESIGN.md §4; see ./sliding-window.ts), and records each policy's state on the request for the
+ * Applies the rate limits (100/min per agent; 30 writes/min and 60 queries/min per record) over
+ * sliding 60-second windows (docs/api.md, "Rate limits"; see ./sliding-window.ts), and records each policy's state on the request for the
  * `RateLimit-Policy` / `RateLimit` headers (IETF httpapi ratelimit-headers draft). Over a limit:
  * RATE_LIMITED with `retryAfterSeconds`.
  */

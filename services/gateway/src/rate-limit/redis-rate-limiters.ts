@@ -20,8 +20,8 @@ export const RATE_LIMIT_REDIS_OPTIONS: RedisOptions = {
 export interface RedisRateLimitersOptions {
   /**
    * Gateway replicas assumed while Redis is unreachable: each replica's in-memory insurance limiter
-   * allows `ceil(points / assumedReplicas)` per window, so N replicas together stay near the spec's
-   * budget. Default 1 (each replica enforces the full budget alone: never stricter than the spec,
+   * allows `ceil(points / assumedReplicas)` per window, so N replicas together stay near the documented
+   * budget. Default 1 (each replica enforces the full budget alone: never stricter than documented,
    * at most N times as lenient during the outage).
    */
   assumedReplicas?: number;
@@ -50,8 +50,8 @@ export function slidingWindowRedisLimiter(redis: Redis, options: { keyPrefix: st
 }
 
 /**
- * Cluster {@link RateLimiters}: the spec's limits ("Limits": 100 requests/min per agent, 30 writes/min
- * and 60 queries/min per record; DESIGN.md §4) counted in Redis, so every gateway replica shares one
+ * Cluster {@link RateLimiters}: the limits of docs/api.md ("Rate limits": 100 requests/min per agent, 30
+ * writes/min and 60 queries/min per record) counted in Redis, so every gateway replica shares one
  * budget per agent, record and client. Sliding 60 s windows ({@link slidingWindowRedisLimiter}): at most
  * the limit in any 60 seconds, with no burst at a window boundary.
  *

@@ -17,7 +17,7 @@ async function consumeMany(limiter: SlidingWindowMemoryLimiter, key: string, n: 
   return { allowed, rejected };
 }
 
-describe('SlidingWindowMemoryLimiter (DESIGN.md §4: sliding window)', () => {
+describe('SlidingWindowMemoryLimiter (docs/api.md "Rate limits": sliding window)', () => {
   let clock = 0;
   const limiters: SlidingWindowMemoryLimiter[] = [];
   const make = (points: number, duration = 60) => {

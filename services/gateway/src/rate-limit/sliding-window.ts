@@ -2,7 +2,7 @@ import { RateLimiterCompatibleAbstract, RateLimiterRes } from 'rate-limiter-flex
 
 /**
  * Sliding-window-log limit in Redis, as `rate-limiter-flexible`'s `customIncrTtlLuaScript` for
- * `RateLimiterRedis` (DESIGN.md §4: "Sliding window or GCRA in Redis"). A key is a sorted set of the
+ * `RateLimiterRedis` (docs/api.md, "Rate limits": a sliding window in Redis). A key is a sorted set of the
  * admitted requests' times (µs, from the Redis server's clock, so every gateway replica counts on one
  * clock); a request is admitted while fewer than `limit` remain within the last `window` seconds. A
  * refused request is not recorded, so a client that keeps retrying is admitted again as soon as the

@@ -1,8 +1,8 @@
 import type { MemoryType } from '@agent-memory/shared';
 
 /**
- * Port: picks one of the five memory types for content whose writer gave none (spec: "classified
- * automatically when omitted"). Adapter: `prototype.memory-type-classifier.ts` (embedding prototypes
+ * Port: picks one of the five memory types for content whose writer gave none (docs/api.md, "Memories":
+ * classified when `type` is omitted). Adapter: `prototype.memory-type-classifier.ts` (embedding prototypes
  * plus lexical cues); an LLM endpoint can replace it later.
  */
 export interface MemoryTypeClassifier {

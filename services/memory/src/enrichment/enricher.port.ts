@@ -7,7 +7,7 @@ export interface Enrichment {
 }
 
 /**
- * Port: refines a memory's type and summary after remember (DESIGN.md §1, enrichment by a configured LLM).
+ * Port: refines a memory's type and summary after remember (enrichment by a configured LLM; docs/configuration.md).
  * Adapter: `openai-compatible.enricher.ts`. Optional: without a configured endpoint the service keeps the
  * local classifier's type and the extractive summary, and queues no enrichment.
  */

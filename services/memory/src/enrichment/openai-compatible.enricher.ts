@@ -21,8 +21,7 @@ export interface OpenAiCompatibleEnricherOptions {
 export const ENRICHED_SUMMARY_MAX_CHARS = 280;
 
 /**
- * The system message. The type definitions follow the five context keys of the spec ("Context") and
- * DESIGN.md §3; the reply must be one JSON object so that it can be validated.
+ * The system message. The type definitions follow the five memory types of docs/api.md ("Memories"); the reply must be one JSON object so that it can be validated.
  */
 export const ENRICHMENT_INSTRUCTION = [
   'You classify and summarise one memory stored by an AI agent.',

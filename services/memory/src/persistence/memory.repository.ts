@@ -105,7 +105,7 @@ export class MemoryRepository {
 
   /**
    * Inserts or replaces the memory at (record, path), logs the write and completes the idempotency key,
-   * in one transaction that is safe across replicas (DESIGN.md §3, cluster mode):
+   * in one transaction that is safe across replicas (docs/architecture.md, "Record deletion"):
    * 1. takes the record's advisory lock in shared mode (record deletion takes it exclusively, see
    *    {@link purgeRecordMetadata}) and refuses a deleted record (tombstone) with NOT_FOUND;
    * 2. takes the (record, path) advisory lock (`pg_advisory_xact_lock`), so one writer per path at a

@@ -19,7 +19,7 @@ export interface HybridHit {
   id: string;
   /** Fusion score, 0..1 for {@link convexScoreFusion}; the order of the results. Comparable within one recall only. */
   score: number;
-  /** Cosine similarity of query and memory, when known (DESIGN.md §4 `similarity`). */
+  /** Cosine similarity of query and memory, when known (`similarity` of docs/api.md, "Memories"). */
   similarity: number | null;
   /** BM25 score, 0 when the memory was not a keyword hit. */
   bm25: number;

@@ -4,7 +4,7 @@ import { BLOB_STORE, type BlobStore, getVerifiedBlob, verifyBlob } from '@agent-
 import { MemoryRepository } from '../persistence/memory.repository';
 
 /**
- * Full context (spec, "Get full context"; DESIGN.md §4): the record's memories grouped under the five
+ * Full context (docs/api.md, "Memories"): the record's memories grouped under the five
  * type keys, newest first, at most `limit` per type, each with its content. Every content is checked
  * against its row's `contentHash`; a lost or altered blob fails the call with INTERNAL_ERROR (logged with
  * the memory id) instead of answering wrong or partial content (docs/api.md, "Errors").

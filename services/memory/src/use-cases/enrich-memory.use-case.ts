@@ -18,7 +18,7 @@ export type EnrichOutcome = GuardedWriteOutcome | 'unchanged' | 'superseded';
 export const ENRICH_RETRY: RetryPolicy = { attempts: 6, backoffMs: 1_000, maxBackoffMs: 60_000 };
 
 /**
- * Enrichment (DESIGN.md §1: "classification and summary refinement with a configured LLM"): after a
+ * Enrichment (classification and summary refinement by a configured LLM; docs/configuration.md): after a
  * remember, the configured {@link Enricher} proposes a type and summary for the memory's content, and the
  * proposal replaces the local classifier's type (only when the agent gave none) and the extractive summary.
  *

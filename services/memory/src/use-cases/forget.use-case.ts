@@ -4,7 +4,7 @@ import { MemoryRepository } from '../persistence/memory.repository';
 import { PurgeStoresUseCase } from './purge-stores.use-case';
 
 /**
- * Forget (spec, "Forget"; DESIGN.md §4): the metadata row, write log entries and idempotency results go
+ * Forget (docs/api.md, "Memories"): the metadata row, write log entries and idempotency results go
  * in one transaction together with a durable purge task; then the vector and every blob version are
  * deleted. The answer comes once every store is clean, or once the purge is durably queued if a store
  * is down. Nothing that does not exist: NOT_FOUND.

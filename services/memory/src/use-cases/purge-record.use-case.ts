@@ -4,7 +4,7 @@ import { MemoryRepository } from '../persistence/memory.repository';
 import { PurgeStoresUseCase } from './purge-stores.use-case';
 
 /**
- * Consumer of `records.v1.record-deleted` (DESIGN.md §1): removes every memory of the deleted records
+ * Consumer of `records.v1.record-deleted` (docs/architecture.md, "Record deletion"): removes every memory of the deleted records
  * from the metadata, write log and idempotency keys at once, then from the vector index and blob store.
  * Idempotent: a redelivered event finds nothing left and completes.
  */

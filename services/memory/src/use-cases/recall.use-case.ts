@@ -9,7 +9,7 @@ import { VECTOR_INDEX, type VectorIndex } from '../vector-index/vector-index.por
 import { DEFAULT_MEMORY_ADMISSION, MEMORY_WORK_SCHEDULER, RECALL_COST } from './admission';
 
 /**
- * Recall by meaning (spec, "Recall"; DESIGN.md §4): dense search (cosine of sentence embeddings) and
+ * Recall by meaning (docs/api.md, "Memories"): dense search (cosine of sentence embeddings) and
  * keyword search (BM25) within the record, fused into one ranking (`recall/hybrid-ranking.ts`). The
  * order is the fused relevance; `similarity` is the cosine similarity of query and memory embeddings,
  * so it need not decrease monotonically down the list. Only memories whose metadata row exists are

@@ -44,7 +44,7 @@ async function embedDocuments(embedder: Embedder, contents: readonly string[]): 
 }
 
 /**
- * Re-embedding after an embedder change (DESIGN.md §1): every memory whose `embedder_id` is not the
+ * Re-embedding after an embedder change (docs/architecture.md, "Background work"): every memory whose `embedder_id` is not the
  * configured embedder's id gets a new vector from its content (blob store), written to the index opened
  * for the configured embedder (Qdrant: that embedder's own collection), and its `embedder_id` updated.
  *

@@ -29,7 +29,7 @@ import { DEFAULT_MEMORY_ADMISSION, MEMORY_WORK_SCHEDULER, rememberCost } from '.
 import { EnrichMemoryUseCase } from './enrich-memory.use-case';
 
 /**
- * Remember (spec, "Remember"; DESIGN.md §3): classify when `type` is omitted, summarise, embed, then
+ * Remember (docs/api.md, "Memories"): classify when `type` is omitted, summarise, embed, then
  * write content to the blob store (a new key per write), then in one transaction take the record's and the
  * path's PostgreSQL advisory locks (so replicas of the memory service agree on one writer per path and
  * never write into a deleted record), lock the row, write the vectors to the index, and write the

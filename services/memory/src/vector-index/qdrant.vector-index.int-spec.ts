@@ -5,7 +5,7 @@ import { qdrantCollectionName, QdrantVectorIndex } from './qdrant.vector-index';
 import { describeVectorIndexContract } from './vector-index.contract';
 
 /**
- * The shared VectorIndex contract against a real Qdrant (DESIGN.md §2, "Checked on this machine": no Qdrant
+ * The shared VectorIndex contract against a real Qdrant (docs/deployment.md, "What was validated, and how": no Qdrant
  * server installs here, so this runs only where `QDRANT_URL` is set, e.g. `docker compose up qdrant` and
  * `QDRANT_URL=http://127.0.0.1:6333`). Every collection of a run starts with a random prefix and is deleted
  * after the run. Without `QDRANT_URL` the suite is skipped (Jest reports it as skipped) and prints why.

@@ -127,7 +127,7 @@ export function mergeTerms(sparse: SparseVector): SparseVector {
 }
 
 /**
- * Cluster adapter of {@link VectorIndex} on Qdrant (DESIGN.md §2), over `@qdrant/js-client-rest`.
+ * Cluster adapter of {@link VectorIndex} on Qdrant (docs/architecture.md, "Ports and adapters"), over `@qdrant/js-client-rest`.
  *
  * - One collection per embedder ({@link qdrantCollectionName}), created by `open` if missing, with a named
  *   dense vector `dense` (size = dimension, Cosine) and a named sparse vector `keywords` with

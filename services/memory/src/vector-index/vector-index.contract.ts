@@ -33,7 +33,7 @@ function point(tenant: string, id: string, dense: Float32Array, text: string, ty
 const ids = (hits: { id: string }[]) => hits.map((hit) => hit.id);
 
 /**
- * Registers the Jest cases that every {@link VectorIndex} adapter must pass (DESIGN.md §2: the embedded
+ * Registers the Jest cases that every {@link VectorIndex} adapter must pass (docs/architecture.md, "Ports and adapters": the embedded
  * index and the Qdrant adapter run the same cases). Call it inside a test file:
  * `describeVectorIndexContract('EmbeddedVectorIndex', async () => ({ index, reopen, cleanup }))`.
  * `makeIndex` is called once per case and must give empty, isolated storage.
