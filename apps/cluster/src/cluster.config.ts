@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { type ServiceOptions, ServiceOptionsEnvSchema, serviceOptionsFromEnv } from '@agent-memory/config';
-import { BusSigner, BusVerifier, env, type NatsAuthOptions, parseEnv } from '@agent-memory/platform';
+import { launcherEnvSchema, serviceOptionsFromEnv } from '@agent-memory/config';
+import { BusSigner, BusVerifier, env, type NatsAuthOptions, parseEnv, type S3BlobStoreOptions } from '@agent-memory/platform';
 
 /** The processes of cluster mode (one image; the first argument picks one). `migrate` is a one-shot job. */
 export const PROCESS_NAMES = ['gateway', 'agents', 'records', 'memory', 'memory-worker', 'files', 'billing', 'vector-index', 'migrate'] as const;
@@ -29,10 +29,11 @@ export const VERIFYING_PROCESSES: readonly string[] = ['agents', 'records', 'mem
 
 /**
  * Environment of every cluster process (documented variable by variable in docs/configuration.md): the
- * services' options shared with standalone ({@link ServiceOptionsEnvSchema}) plus the backends, ports and
- * process settings. Parsed once at start-up; a bad or missing value stops the process naming it.
+ * variables shared with standalone ({@link launcherEnvSchema}, with the cluster's defaults) plus the
+ * backends, the ops port and process settings. Parsed once at start-up; a bad or missing value stops the
+ * process naming it.
  */
-export const ClusterEnvSchema = ServiceOptionsEnvSchema.extend({
+export const ClusterEnvSchema = launcherEnvSchema({ host: '0.0.0.0', dataDir: './data/cluster', billingMode: 'enforce', busRequestTimeoutMs: 10_000 }).extend({
   NATS_URL: z.string().min(1).default('nats://127.0.0.1:4222'),
   NATS_USER: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/).optional(),
   NATS_PASSWORD: z.string().min(1).optional(),
@@ -53,26 +54,18 @@ export const ClusterEnvSchema = ServiceOptionsEnvSchema.extend({
   QDRANT_URL: optionalUrl,
   QDRANT_API_KEY: z.string().min(1).optional(),
   QDRANT_COLLECTION_PREFIX: z.string().regex(/^[A-Za-z0-9_-]{1,32}$/).default('memories'),
-  DATA_DIR: z.string().min(1).default('./data/cluster'),
-  HOST: z.string().min(1).default('0.0.0.0'),
-  PORT: env.port(8080),
   OPS_PORT: env.port(9090),
-  BUS_REQUEST_TIMEOUT_MS: env.int(10_000, 100),
   SHUTDOWN_TIMEOUT_MS: env.int(25_000, 1_000),
   JOB_CONCURRENCY: env.int(4, 1),
-  BILLING_MODE: z.enum(['off', 'ledger', 'enforce']).default('enforce'),
   RATE_LIMIT_ASSUMED_REPLICAS: env.int(1, 1),
 });
 export type ClusterEnv = z.output<typeof ClusterEnvSchema>;
 
-/** Typed configuration of one cluster process. */
-export interface ClusterConfig {
-  process: ProcessName;
-  env: ClusterEnv;
-  dataDir: string;
-  s3?: { endpoint: string; accessKey: string; secretKey: string; bucket: string; region: string; requestTimeoutMs: number };
-  /** The services' options, as in standalone mode (libs/config). */
-  options: ServiceOptions;
+/** The S3 connection of `S3_*`; throws naming the missing variables (`who`: the process or command that needs them). */
+export function s3OptionsOf(e: ClusterEnv, who: string): S3BlobStoreOptions {
+  const missing = (['S3_ENDPOINT', 'S3_ACCESS_KEY', 'S3_SECRET_KEY'] as const).filter((k) => e[k] === undefined);
+  if (missing.length > 0) throw new Error(`Invalid configuration: ${missing.join(', ')} ${missing.length > 1 ? 'are' : 'is'} required by ${who}`);
+  return { endpoint: e.S3_ENDPOINT!, accessKey: e.S3_ACCESS_KEY!, secretKey: e.S3_SECRET_KEY!, bucket: e.S3_BUCKET, region: e.S3_REGION, requestTimeoutMs: e.S3_REQUEST_TIMEOUT_MS };
 }
 
 /** Which processes need which backends (so each validates only what it uses). */
@@ -86,26 +79,34 @@ export const NEEDS = {
  * Parses the environment of process `name`; throws ConfigError (from parseEnv) or Error naming the bad
  * or missing variable, e.g. `S3_ENDPOINT is required by the files process`.
  */
-export function loadClusterConfig(name: string, source: NodeJS.ProcessEnv = process.env): ClusterConfig {
+export function loadClusterConfig(name: string, source: NodeJS.ProcessEnv = process.env) {
   if (!(PROCESS_NAMES as readonly string[]).includes(name)) {
     throw new Error(`Unknown process "${name}": expected one of ${PROCESS_NAMES.join(', ')}`);
   }
   const processName = name as ProcessName;
   const e = parseEnv(ClusterEnvSchema, source);
-  let s3: ClusterConfig['s3'];
-  if ((NEEDS.blobs as readonly string[]).includes(processName)) {
-    const missing = (['S3_ENDPOINT', 'S3_ACCESS_KEY', 'S3_SECRET_KEY'] as const).filter((k) => e[k] === undefined);
-    if (missing.length > 0) throw new Error(`Invalid configuration: ${missing.join(', ')} ${missing.length > 1 ? 'are' : 'is'} required by the ${processName} process`);
-    s3 = { endpoint: e.S3_ENDPOINT!, accessKey: e.S3_ACCESS_KEY!, secretKey: e.S3_SECRET_KEY!, bucket: e.S3_BUCKET, region: e.S3_REGION, requestTimeoutMs: e.S3_REQUEST_TIMEOUT_MS };
-  }
-  const options = serviceOptionsFromEnv(e, { port: e.PORT, requirePaymentSecret: processName === 'gateway' });
+  const s3 = (NEEDS.blobs as readonly ProcessName[]).includes(processName) ? s3OptionsOf(e, `the ${processName} process`) : undefined;
+  const options = serviceOptionsFromEnv(e, { requirePaymentSecret: processName === 'gateway' });
   // The gateway serves /metrics only on its ops listener: on the API port it would be public (docs/configuration.md).
   if (processName === 'gateway' && e.OPS_PORT === e.PORT) throw new Error(`Invalid configuration: OPS_PORT: must differ from PORT for the gateway (got "${e.OPS_PORT}")`);
   // The gateway signs the principal it forwards; the services verify it (docs/configuration.md, "Bus authentication").
   if (processName === 'gateway' && !e.BUS_SIGNING_PRIVATE_KEY) throw new Error('Invalid configuration: BUS_SIGNING_PRIVATE_KEY is required by the gateway process');
   if (VERIFYING_PROCESSES.includes(processName) && !e.BUS_SIGNING_PUBLIC_KEY) throw new Error(`Invalid configuration: BUS_SIGNING_PUBLIC_KEY is required by the ${processName} process`);
-  return { process: processName, env: e, dataDir: resolve(e.DATA_DIR), s3, options };
+  return {
+    process: processName,
+    /** Every variable, parsed (backends, ports, process settings). */
+    env: e,
+    /** `DATA_DIR`, absolute (the `vector-index` process keeps its index under `vectors/`). */
+    dataDir: resolve(e.DATA_DIR),
+    /** The blob store's connection, for the processes that keep blobs (`NEEDS.blobs`). */
+    s3,
+    /** The services' options, as in standalone mode (`@agent-memory/config`). */
+    options,
+  };
 }
+
+/** Typed configuration of one cluster process. */
+export type ClusterConfig = ReturnType<typeof loadClusterConfig>;
 
 /**
  * The bus credentials of a process (docs/configuration.md, "Bus authentication"): its NATS user

@@ -64,13 +64,14 @@ class ClusterAdapters implements OnApplicationBootstrap, OnApplicationShutdown {
 }
 
 /**
- * The cluster adapters of one process (DESIGN.md §2): NATS bus (+ JetStream events), PostgreSQL,
+ * The cluster adapters of one process (docs/architecture.md, "Ports and adapters"): NATS bus (+ JetStream events), PostgreSQL,
  * S3/MinIO blobs, BullMQ jobs on Redis, Redis for the gateway. A process gets only the adapters it uses
  * (`NEEDS`); services inject the same ports as in standalone mode.
  */
 @Global()
 @Module({})
 export class ClusterPlatformModule {
+  /** The adapters of process `config.process`; `redisConnections` (filled by the gateway's module) are closed at shutdown. */
   static forProcess(config: ClusterConfig, redisConnections: Redis[] = []): DynamicModule {
     const e = config.env;
     const p = config.process;

@@ -3,7 +3,7 @@ import { Logger } from '@nestjs/common';
 import { checkFiles, type FileCheckReport, openFilesPrisma } from '@agent-memory/files';
 import { type CheckedIndexConfig, checkMemories, type MemoryCheckReport, openMemoryCheckStores } from '@agent-memory/memory';
 import { PgDatabase, S3BlobStore } from '@agent-memory/platform';
-import { loadClusterConfig } from './cluster.config';
+import { loadClusterConfig, s3OptionsOf } from './cluster.config';
 
 /** What `main.ts data-check` found and did (docs/deployment.md, "Checking and repairing a data directory"). */
 export interface ClusterDataCheckReport {
@@ -25,9 +25,7 @@ export async function runClusterDataCheck(source: NodeJS.ProcessEnv, args: reado
   if (unknown.length > 0) throw new Error(`Unknown argument ${unknown[0]}; usage: data-check [--repair]`);
   const config = loadClusterConfig('migrate', source);
   const e = config.env;
-  const missing = (['S3_ENDPOINT', 'S3_ACCESS_KEY', 'S3_SECRET_KEY'] as const).filter((k) => e[k] === undefined);
-  if (missing.length > 0) throw new Error(`Invalid configuration: ${missing.join(', ')} required by data-check`);
-  const blobs = new S3BlobStore({ endpoint: e.S3_ENDPOINT!, accessKey: e.S3_ACCESS_KEY!, secretKey: e.S3_SECRET_KEY!, bucket: e.S3_BUCKET, region: e.S3_REGION, requestTimeoutMs: e.S3_REQUEST_TIMEOUT_MS });
+  const blobs = new S3BlobStore(s3OptionsOf(e, 'data-check'));
   const index: CheckedIndexConfig = e.QDRANT_URL
     ? { kind: 'qdrant', url: e.QDRANT_URL, apiKey: e.QDRANT_API_KEY, collectionPrefix: e.QDRANT_COLLECTION_PREFIX }
     : { kind: 'embedded', directory: join(config.dataDir, 'vectors') };

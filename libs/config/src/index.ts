@@ -1,1 +1,3 @@
+export * from './payment-options';
 export * from './service-options';
+export * from './module-options';

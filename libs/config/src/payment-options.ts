@@ -7,11 +7,11 @@ import { env } from '@agent-memory/platform';
 const Hex20 = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte hex address');
 
 /**
- * Options of the HTTP `Payment` authentication scheme (Machine Payments Protocol, `evm/charge` with
+ * Options of the gateway's HTTP `Payment` authentication scheme (Machine Payments Protocol, `evm/charge` with
  * EIP-3009 transfer authorizations; docs/billing.md "Configuration").
  */
 export interface PaymentOptions {
-  /** HMAC key that binds a challenge to its parameters (DESIGN.md §4: stateless challenges), ≥ 32 bytes. Same on every gateway replica. */
+  /** HMAC key that binds a challenge to its parameters (stateless challenges, docs/billing.md), ≥ 32 bytes. Same on every gateway replica. */
   secretKey: string;
   /** Realm of the challenges (bound into the HMAC). */
   realm: string;
@@ -34,6 +34,7 @@ export interface PaymentOptions {
   settlerPrivateKey?: `0x${string}`;
 }
 
+/** The recipient when `PAYMENT_RECIPIENT` is unset: payments cannot settle. */
 export const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000' as const;
 
 /** Known EIP-3009 USDC deployments (from mppx's asset list), used when PAYMENT_CURRENCY is not set. */
@@ -60,6 +61,7 @@ export const PaymentEnvSchema = z.object({
   PAYMENT_RPC_URL: z.url().optional(),
   PAYMENT_SETTLER_PRIVATE_KEY: z.string().optional(),
 });
+/** The parsed `PAYMENT_*` variables. */
 export type PaymentEnv = z.output<typeof PaymentEnvSchema>;
 
 /**

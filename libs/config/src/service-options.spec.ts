@@ -1,8 +1,10 @@
-import { ServiceOptionsEnvSchema, serviceOptionsFromEnv } from './service-options';
+import { launcherEnvSchema, ServiceOptionsEnvSchema, serviceOptionsFromEnv } from './service-options';
+
+const LauncherEnv = launcherEnvSchema({ host: '127.0.0.1', dataDir: './data', billingMode: 'ledger', busRequestTimeoutMs: 30_000 });
 
 /** The deployment's signature domain (docs/configuration.md, `SIGNATURE_DOMAIN`). */
 describe('SIGNATURE_DOMAIN', () => {
-  const options = (env: Record<string, string>, port = 8080) => serviceOptionsFromEnv(ServiceOptionsEnvSchema.parse(env), { port });
+  const options = (env: Record<string, string>, port = 8080) => serviceOptionsFromEnv(LauncherEnv.parse({ ...env, PORT: String(port) }));
 
   it('defaults to the host (with port) of the first passkey origin, itself http://localhost:<PORT> by default', () => {
     expect(options({}, 9000).signatureDomain).toBe('localhost:9000');

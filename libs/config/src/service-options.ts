@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { AUTH_DEFAULTS, parseUsd } from '@agent-memory/shared';
 import { env } from '@agent-memory/platform';
-import { type PaymentOptions, PaymentEnvSchema, paymentOptionsFromEnv } from '@agent-memory/gateway';
+import { type PaymentOptions, PaymentEnvSchema, paymentOptionsFromEnv } from './payment-options';
 
 /**
  * `SIGNATURE_DOMAIN`: EIP-4361's `domain`, an RFC 3986 authority (a DNS name with a dot, an IPv4
@@ -10,6 +10,21 @@ import { type PaymentOptions, PaymentEnvSchema, paymentOptionsFromEnv } from '@a
  */
 const SIGNATURE_DOMAIN_PATTERN = /^(?:(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+(?:[a-z]{2,63}|xn--[a-z0-9-]{0,58}[a-z0-9])|(?:(?:25[0-5]|2[0-4]\d|[01]?\d\d?)\.){3}(?:25[0-5]|2[0-4]\d|[01]?\d\d?)|localhost)(?::\d{1,5})?$/;
 const SIGNATURE_DOMAIN_HINT = 'must be the host clients reach the API at, such as memory.example.com or localhost:8080';
+
+/** Billing modes (docs/billing.md): `off` records nothing, `ledger` records usage, `enforce` also requires payment. */
+export const BillingModeSchema = z.enum(['off', 'ledger', 'enforce']);
+
+/** What differs between the launchers' defaults (docs/configuration.md): the rest of the variables is shared. */
+export interface LauncherEnvDefaults {
+  /** `HOST`: standalone listens on 127.0.0.1, a cluster process on 0.0.0.0. */
+  host: string;
+  /** `DATA_DIR`: `./data` (standalone), `./data/cluster` (cluster). */
+  dataDir: string;
+  /** `BILLING_MODE`: `ledger` (standalone), `enforce` (cluster). */
+  billingMode: z.output<typeof BillingModeSchema>;
+  /** `BUS_REQUEST_TIMEOUT_MS`: 30 s in process, 10 s over NATS. */
+  busRequestTimeoutMs: number;
+}
 
 /**
  * Environment variables that configure the services the same way in both run modes (each one is
@@ -57,11 +72,31 @@ export const ServiceOptionsEnvSchema = z.object({
   VECTOR_INDEX_MEMORY_BUDGET_MB: env.int(256, 1),
   ...PaymentEnvSchema.shape,
 });
-export type ServiceOptionsEnv = z.output<typeof ServiceOptionsEnvSchema>;
+
+/**
+ * {@link ServiceOptionsEnvSchema} plus the variables every launcher reads with its own default: where the
+ * API listens (`PORT`, `HOST`), where data lives (`DATA_DIR`), `BILLING_MODE` and `BUS_REQUEST_TIMEOUT_MS`.
+ * Each launcher extends the result with the variables only it has (its ops listener, its backends).
+ */
+export function launcherEnvSchema(defaults: LauncherEnvDefaults) {
+  return ServiceOptionsEnvSchema.extend({
+    PORT: env.port(8080),
+    HOST: z.string().min(1).default(defaults.host),
+    DATA_DIR: z.string().min(1).default(defaults.dataDir),
+    BILLING_MODE: BillingModeSchema.default(defaults.billingMode),
+    BUS_REQUEST_TIMEOUT_MS: env.int(defaults.busRequestTimeoutMs, 100),
+  });
+}
+/** The parsed variables of {@link launcherEnvSchema}. */
+export type ServiceOptionsEnv = z.output<ReturnType<typeof launcherEnvSchema>>;
 
 /** The services' options, typed and nested, as both launchers pass them to the modules. */
 export interface ServiceOptions {
   logLevel: ServiceOptionsEnv['LOG_LEVEL'];
+  /** `BILLING_MODE` (docs/billing.md). */
+  billingMode: ServiceOptionsEnv['BILLING_MODE'];
+  /** How long a bus request waits for its reply, ms (`BUS_REQUEST_TIMEOUT_MS`). */
+  busRequestTimeoutMs: number;
   rateLimitsEnabled: boolean;
   anonymousPerMinute: number;
   /** The `Payment` scheme: PAYMENT_* variables (docs/billing.md). */
@@ -111,13 +146,13 @@ function signatureDomainOf(configured: string | undefined, origins: string[]): s
 }
 
 /**
- * Builds {@link ServiceOptions} from parsed variables. `port` is the gateway's (default passkey origin
- * `http://localhost:<port>`); `paymentSecretFile` keeps a generated payment secret across restarts
+ * Builds {@link ServiceOptions} from parsed variables (`PORT` is the gateway's: the default passkey
+ * origin is `http://localhost:<PORT>`). `paymentSecretFile` keeps a generated payment secret across restarts
  * (standalone); `requirePaymentSecret` makes PAYMENT_SECRET_KEY mandatory (a cluster gateway: every
  * replica must verify the challenges the others issued; top-ups take credentials in every billing mode).
  * @throws Error naming the variable when a combination is invalid.
  */
-export function serviceOptionsFromEnv(e: ServiceOptionsEnv, opts: { port: number; paymentSecretFile?: string; requirePaymentSecret?: boolean }): ServiceOptions {
+export function serviceOptionsFromEnv(e: ServiceOptionsEnv, opts: { paymentSecretFile?: string; requirePaymentSecret?: boolean } = {}): ServiceOptions {
   let embedder: ServiceOptions['embedder'] = { kind: 'use-lite' };
   if (e.EMBEDDER === 'openai-compatible') {
     const missing = (['EMBEDDINGS_URL', 'EMBEDDINGS_MODEL', 'EMBEDDINGS_DIMENSION'] as const).filter((k) => e[k] === undefined);
@@ -131,12 +166,14 @@ export function serviceOptionsFromEnv(e: ServiceOptionsEnv, opts: { port: number
     }
     enrichment = { baseUrl: e.ENRICHMENT_LLM_URL, model: e.ENRICHMENT_LLM_MODEL, apiKey: e.ENRICHMENT_LLM_API_KEY, timeoutMs: e.ENRICHMENT_LLM_TIMEOUT_MS };
   }
-  const origins = parseOrigins(e.PASSKEY_ORIGINS ?? `http://localhost:${opts.port}`);
+  const origins = parseOrigins(e.PASSKEY_ORIGINS ?? `http://localhost:${e.PORT}`);
   if (opts.requirePaymentSecret && e.PAYMENT_SECRET_KEY === undefined) {
     throw new Error('Invalid configuration: PAYMENT_SECRET_KEY is required by a cluster gateway (every replica must verify the payment challenges the others issue, for paid calls and top-ups alike), e.g. openssl rand -base64 32');
   }
   return {
     logLevel: e.LOG_LEVEL,
+    billingMode: e.BILLING_MODE,
+    busRequestTimeoutMs: e.BUS_REQUEST_TIMEOUT_MS,
     rateLimitsEnabled: e.RATE_LIMITS === 'on',
     anonymousPerMinute: e.RATE_LIMIT_ANONYMOUS_PER_MINUTE,
     billing: {

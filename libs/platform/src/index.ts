@@ -42,3 +42,4 @@ export * from './ops/ops.controller';
 export * from './ops/ops-endpoints';
 export * from './ops/ops-listener';
 export * from './ops/ops.module';
+export * from './launcher';

@@ -10,7 +10,7 @@ import { InProcessJobQueue } from './jobs/in-process.job-queue';
 import { JOB_QUEUE, type JobQueue } from './jobs/job-queue.port';
 import { ReadinessRegistry } from './ops/readiness.registry';
 
-/** Options of the standalone platform: everything under one data directory (DESIGN.md §2). */
+/** Options of the standalone platform: everything under one data directory (docs/deployment.md, "The data directory"). */
 export interface StandalonePlatformOptions {
   /** Root of all data: `postgres/` (PGlite), `blobs/`, `vectors/`. */
   dataDir: string;
@@ -45,7 +45,7 @@ class StandaloneAdapters implements OnApplicationBootstrap, OnApplicationShutdow
 
 /**
  * The shared infrastructure ports (database, blob store, job queue, bus) for one process. A run mode
- * only picks adapters here (STYLE.md habit 3); services inject the ports by token.
+ * only picks adapters here (docs/architecture.md, "Ports and adapters"); services inject the ports by token.
  */
 @Global()
 @Module({})

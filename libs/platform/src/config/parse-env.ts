@@ -4,8 +4,8 @@ import { z } from 'zod';
 export class ConfigError extends Error {}
 
 /**
- * Parses environment variables with a zod object schema whose keys are the variable names (STYLE.md
- * habit 4: the only place that reads `process.env`). Throws {@link ConfigError} listing every bad
+ * Parses environment variables with a zod object schema whose keys are the variable names (the one
+ * place that reads `process.env`; docs/configuration.md lists every variable). Throws {@link ConfigError} listing every bad
  * variable, e.g. `PORT: must be a number from 1 to 65535 (got "abc")`.
  */
 export function parseEnv<S extends z.ZodObject>(schema: S, env: NodeJS.ProcessEnv = process.env): z.output<S> {

@@ -1,0 +1,2 @@
+export * from './launcher-logger';
+export * from './launch-app';
