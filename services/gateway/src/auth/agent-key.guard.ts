@@ -25,6 +25,8 @@ export class AgentKeyGuard implements CanActivate {
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const req = context.switchToHttp().getRequest<GatewayRequest>();
+    // A guard before this one (PaymentAuthGuard, a verified Payment credential) already set the caller.
+    if (req.gateway?.principal) return true;
     const parsed = parseAuthorization(req.headers.authorization);
     const state = stateOf(req);
     switch (parsed?.scheme) {

@@ -13,7 +13,6 @@ import {
   TopUpBodySchema,
 } from '@agent-memory/shared';
 import { BusClient } from '@agent-memory/platform';
-import { AgentKeyGuard } from '../auth/agent-key.guard';
 import { type GatewayRequest, setPrincipal } from '../auth/request-context';
 import { GATEWAY_OPTIONS, type GatewayOptions } from '../gateway.options';
 import { validate } from '../http/validate';
@@ -31,8 +30,10 @@ export const PaidTopUp = () => SetMetadata(PAID_ROUTE, { kind: 'top_up' } satisf
 const PAYMENT_SCHEME = /^Payment\s+\S/i;
 
 /**
- * Authentication of paid routes (spec "Authentication"; docs/billing.md): `Authorization: Payment
- * <credential>` or `Authorization: Bearer <agent key>` (delegated to {@link AgentKeyGuard}).
+ * Authentication of paid routes by `Authorization: Payment <credential>` (docs/authentication.md,
+ * docs/billing.md). It runs first on a paid route, followed by {@link AgentKeyGuard}: when it sets the
+ * principal (a verified credential) the agent key guard skips; on any other request it sets nothing and
+ * returns true (Bearer keys, signatures and the 401 of a missing header are the agent key guard's), except:
  *
  * - Payment on a paid call: the credential must verify for this operation, record and price, and be
  *   signed by the wallet of the record's agent (otherwise NOT_FOUND, as for another agent's record); the
@@ -49,7 +50,6 @@ export class PaymentAuthGuard implements CanActivate {
   constructor(
     private readonly bus: BusClient,
     private readonly reflector: Reflector,
-    private readonly agentKeys: AgentKeyGuard,
     private readonly payments: PaymentProtocol,
     @Inject(GATEWAY_OPTIONS) private readonly options: GatewayOptions,
   ) {}
@@ -60,13 +60,13 @@ export class PaymentAuthGuard implements CanActivate {
     const req = context.switchToHttp().getRequest<GatewayRequest>();
     const reply = context.switchToHttp().getResponse<FastifyReply>();
     const header = typeof req.headers.authorization === 'string' ? req.headers.authorization.trim() : undefined;
-    return route.kind === 'call' ? this.call(context, req, reply, route.operation, header) : this.topUp(context, req, reply, header);
+    return route.kind === 'call' ? this.call(req, reply, route.operation, header) : this.topUp(req, reply, header);
   }
 
-  private async call(context: ExecutionContext, req: GatewayRequest, reply: FastifyReply, operation: PaidOperation, header: string | undefined): Promise<boolean> {
+  private async call(req: GatewayRequest, reply: FastifyReply, operation: PaidOperation, header: string | undefined): Promise<boolean> {
     const paying = !!header && PAYMENT_SCHEME.test(header);
-    // A Bearer key, or no Authorization outside enforce mode: the agent key path as on every route (401 first).
-    if (!paying && (header || this.options.billingMode !== 'enforce')) return this.agentKeys.canActivate(context);
+    // A Bearer key, or no Authorization outside enforce mode: left to AgentKeyGuard, next on the route (401 first).
+    if (!paying && (header || this.options.billingMode !== 'enforce')) return true;
     const recordId = RecordIdSchema.safeParse((req.params as Record<string, string>).recordId);
     if (!recordId.success) throw new NotFoundError('Record not found');
     const target = this.payments.callTarget(operation, recordId.data, requestBindingOf(req));
@@ -85,8 +85,8 @@ export class PaymentAuthGuard implements CanActivate {
     return true;
   }
 
-  private async topUp(context: ExecutionContext, req: GatewayRequest, reply: FastifyReply, header: string | undefined): Promise<boolean> {
-    if (!header || !PAYMENT_SCHEME.test(header)) return this.agentKeys.canActivate(context);
+  private async topUp(req: GatewayRequest, reply: FastifyReply, header: string | undefined): Promise<boolean> {
+    if (!header || !PAYMENT_SCHEME.test(header)) return true;
     const { amount } = validate(TopUpBodySchema, req.body, 'body');
     const agentId = this.payments.boundAgentOf(header);
     if (!agentId) throw new PaymentRequiredError('A top-up credential must pay a challenge issued to an agent: send the top-up request with "Authorization: Bearer <agent key>" first');

@@ -114,7 +114,7 @@ export class BillingController {
   @HttpCode(200)
   @PaidTopUp()
   @ApiBearerAuth()
-  @UseGuards(PaymentAuthGuard, AgentRateLimitGuard)
+  @UseGuards(PaymentAuthGuard, AgentKeyGuard, AgentRateLimitGuard)
   @ApiBody({ type: TopUpDto })
   async topUp(@Req() req: GatewayRequest, @Body() body: unknown) {
     const { amount } = validate(TopUpBodySchema, body, 'body');

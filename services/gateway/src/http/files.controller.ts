@@ -12,6 +12,7 @@ import {
   WriteFileBodySchema,
 } from '@agent-memory/shared';
 import { BusClient } from '@agent-memory/platform';
+import { AgentKeyGuard } from '../auth/agent-key.guard';
 import { AllowPasskey } from '../auth/allow-passkey.decorator';
 import { RecordAccessGuard } from '../auth/record-access.guard';
 import { type GatewayRequest, principalOf } from '../auth/request-context';
@@ -35,7 +36,7 @@ export class FilesController {
   @Get('read')
   @AllowPasskey()
   @PaidCall('read_file')
-  @UseGuards(PaymentAuthGuard, AgentRateLimitGuard, RecordAccessGuard)
+  @UseGuards(PaymentAuthGuard, AgentKeyGuard, AgentRateLimitGuard, RecordAccessGuard)
   read(@Req() req: GatewayRequest, @Param('recordId') recordId: string, @Query() query: unknown) {
     const { path } = validate(ReadFileQuerySchema, query, 'query');
     return this.usage.paid(req, 'read_file', recordId, () =>
@@ -46,7 +47,7 @@ export class FilesController {
   @Post('write')
   @HttpCode(200)
   @PaidCall('write_file')
-  @UseGuards(PaymentAuthGuard, AgentRateLimitGuard, RecordAccessGuard, RecordRateLimitGuard)
+  @UseGuards(PaymentAuthGuard, AgentKeyGuard, AgentRateLimitGuard, RecordAccessGuard, RecordRateLimitGuard)
   @RecordRateLimit('write')
   @ApiBody({ type: WriteFileDto })
   async write(@Req() req: GatewayRequest, @Param('recordId') recordId: string, @Body() body: unknown) {

@@ -14,6 +14,7 @@ import {
   ValidationError,
 } from '@agent-memory/shared';
 import { BusClient } from '@agent-memory/platform';
+import { AgentKeyGuard } from '../auth/agent-key.guard';
 import { AllowPasskey } from '../auth/allow-passkey.decorator';
 import { RecordAccessGuard } from '../auth/record-access.guard';
 import { type GatewayRequest, principalOf } from '../auth/request-context';
@@ -27,7 +28,7 @@ import { validate } from './validate';
 @ApiTags('memories')
 @ApiBearerAuth()
 @Controller('api/v1/records/:recordId')
-@UseGuards(PaymentAuthGuard, AgentRateLimitGuard, RecordAccessGuard, RecordRateLimitGuard)
+@UseGuards(PaymentAuthGuard, AgentKeyGuard, AgentRateLimitGuard, RecordAccessGuard, RecordRateLimitGuard)
 export class MemoryController {
   constructor(
     private readonly bus: BusClient,
