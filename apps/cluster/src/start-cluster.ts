@@ -4,8 +4,8 @@ import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { connect } from 'nats';
-import { generateBusCredentials, startNatsServer, startS3TestServer } from '@agent-memory/testing';
 import { loadClusterConfig } from './cluster.config';
+import { startLocalNats, startLocalS3 } from './local-backends';
 
 /** Processes started by `npm run start:cluster`, in order (vector-index only without QDRANT_URL). */
 const PROCESSES = ['vector-index', 'agents', 'records', 'billing', 'files', 'memory', 'memory-worker', 'gateway'] as const;
@@ -28,7 +28,19 @@ async function waitReady(url: string, child: ChildProcess, name: string, timeout
  * embedded vector index (its own `vector-index` process) when no QDRANT_URL is given. Logs go to
  * `<DATA_DIR>/logs/<process>.log`; Ctrl-C stops everything gracefully.
  */
+/** Stops what {@link main} started so far (children, then the local backends); set once main begins. */
+let stopAll: (() => Promise<void>) | undefined;
+
 async function main(): Promise<void> {
+  const children: Array<{ name: string; child: ChildProcess }> = [];
+  let s3: Awaited<ReturnType<typeof startLocalS3>> | undefined;
+  let privateNats: Awaited<ReturnType<typeof startLocalNats>> | undefined;
+  stopAll = async () => {
+    for (const { child } of [...children].reverse()) child.kill('SIGTERM');
+    await Promise.all(children.map(({ child }) => (child.exitCode === null ? new Promise((r) => child.once('exit', r)) : undefined)));
+    await s3?.stop();
+    await privateNats?.stop();
+  };
   const base = loadClusterConfig('migrate'); // the shared variables; each process checks its own at start
   const dataDir = base.dataDir;
   mkdirSync(join(dataDir, 'logs'), { recursive: true });
@@ -52,9 +64,8 @@ async function main(): Promise<void> {
     env.BUS_SIGNING_PRIVATE_KEY = pair.private;
     env.BUS_SIGNING_PUBLIC_KEY = pair.public;
   }
-  let s3: Awaited<ReturnType<typeof startS3TestServer>> | undefined;
   if (!base.env.S3_ENDPOINT) {
-    s3 = await startS3TestServer({ directory: join(dataDir, 's3') });
+    s3 = await startLocalS3(join(dataDir, 's3'));
     Object.assign(env, { S3_ENDPOINT: s3.endpoint, S3_ACCESS_KEY: s3.accessKey, S3_SECRET_KEY: s3.secretKey, S3_REGION: s3.region });
     process.stdout.write(`blobs: s3rver on ${s3.endpoint} (data in ${join(dataDir, 's3')})\n`);
   }
@@ -63,10 +74,9 @@ async function main(): Promise<void> {
   // otherwise a private nats-server with the users and a fresh password each.
   // A 1 MB file travels in one NATS message: the server must accept 8 MB (docs/configuration.md).
   let passwords: Record<string, string> | undefined;
-  let privateNats: Awaited<ReturnType<typeof startNatsServer>> | undefined;
   if (!base.env.NATS_PASSWORD) {
-    passwords = generateBusCredentials().passwords;
-    privateNats = await startNatsServer({ passwords });
+    privateNats = await startLocalNats();
+    passwords = privateNats.passwords;
     env.NATS_URL = privateNats.url;
     process.stdout.write(`bus: a private nats-server with JetStream and a user per process on ${privateNats.url}\n`);
   } else {
@@ -75,7 +85,6 @@ async function main(): Promise<void> {
     await nc?.close();
     if (maxPayload < 8 * 1024 * 1024) throw new Error(`NATS at ${base.env.NATS_URL} is unreachable or allows ${maxPayload} bytes per message (8 MB needed for 1 MB files)`);
   }
-  const children: Array<{ name: string; child: ChildProcess }> = [];
   const spawnProcess = (name: string, extra: Record<string, string>) => {
     const credentials: Record<string, string> = passwords?.[name] ? { NATS_USER: name, NATS_PASSWORD: passwords[name] } : {};
     const childEnv: Record<string, string> = { ...env, ...credentials, ...extra };
@@ -88,13 +97,7 @@ async function main(): Promise<void> {
     children.push({ name, child });
     return child;
   };
-  const stop = async () => {
-    for (const { child } of [...children].reverse()) child.kill('SIGTERM');
-    await Promise.all(children.map(({ child }) => (child.exitCode === null ? new Promise((r) => child.once('exit', r)) : undefined)));
-    await s3?.stop();
-    await privateNats?.destroy();
-    process.exit(0);
-  };
+  const stop = () => void stopAll?.().finally(() => process.exit(0));
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
 
@@ -125,5 +128,5 @@ async function main(): Promise<void> {
 
 main().catch((err: unknown) => {
   process.stderr.write(`start:cluster failed: ${err instanceof Error ? err.message : String(err)}\n`);
-  process.exit(1);
+  void (stopAll?.() ?? Promise.resolve()).finally(() => process.exit(1));
 });
