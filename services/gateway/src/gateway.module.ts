@@ -1,5 +1,5 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { APP_FILTER, APP_INTERCEPTOR } from '@nestjs/core';
+import { APP_FILTER, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { RATE_LIMITS } from '@agent-memory/shared';
 import { AgentAuthenticator } from './auth/agent-authenticator';
 import { AgentKeyGuard } from './auth/agent-key.guard';
@@ -24,6 +24,7 @@ import { HumansController } from './http/humans.controller';
 import { MemoryController } from './http/memory.controller';
 import { PasskeyAuthController } from './http/passkey-auth.controller';
 import { RecordsController } from './http/records.controller';
+import { RequestValidationPipe } from './http/validate';
 import { AgentRateLimitGuard, AnonymousRateLimitGuard, RecordRateLimitGuard } from './rate-limit/rate-limit.guards';
 import { RATE_LIMITERS, type RateLimiters, RateLimitService } from './rate-limit/rate-limit.service';
 import { SlidingWindowMemoryLimiter } from './rate-limit/sliding-window';
@@ -40,8 +41,10 @@ export function inMemoryRateLimiters(anonymousPerMinute: number): RateLimiters {
 }
 
 /**
- * The HTTP gateway (docs/architecture.md, "Processes") and its composition root: authentication, rate limits, validation
- * against the shared schemas, one bus request per call, the usage charge, and the envelopes of docs/api.md.
+ * The HTTP gateway (docs/architecture.md, "Processes") and its composition root: authentication, rate
+ * limits (both stated per route by the route kinds of ./http/route-kinds.ts), validation against the
+ * shared schemas (RequestValidationPipe), one bus request per call, the usage charge, and the envelopes
+ * of docs/api.md.
  * `/healthz`, `/readyz` and `/metrics` come from `OpsModule`, which the process root imports.
  */
 @Module({})
@@ -60,6 +63,7 @@ export class GatewayModule {
         { provide: REPLAY_CACHE, useValue: adapters.replayCache ?? new InMemoryReplayCache() },
         { provide: APP_FILTER, useClass: GatewayExceptionFilter },
         { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },
+        { provide: APP_PIPE, useClass: RequestValidationPipe },
         RateLimitService,
         UsageRecorder,
         AgentAuthenticator,

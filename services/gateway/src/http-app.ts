@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { INestApplication } from '@nestjs/common';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { cleanupOpenApiDoc } from 'nestjs-zod';
 import { DomainError, LIMITS } from '@agent-memory/shared';
 import { runWithBusHeaders } from '@agent-memory/platform';
 import { authorizationFieldCount } from './auth/authorization-header';
+import * as requestDtos from './http/dto';
 import { answerClientError, answerFrameworkError, MAX_PARAM_LENGTH } from './http/edge-errors';
 import { DEFAULT_HTTP_SECURITY, type HttpSecurityOptions, registerHttpSecurity } from './http/http-security';
 
@@ -66,5 +67,24 @@ export function configureGatewayApp(app: NestFastifyApplication, options: { secu
       .addApiKey({ type: 'apiKey', in: 'header', name: 'Authorization', description: 'Passkey <session credential> (humans; docs/authentication.md)' }, 'passkey')
       .build(),
   );
-  SwaggerModule.setup('docs', app as unknown as INestApplication, cleanupOpenApiDoc(document), { jsonDocumentUrl: 'docs/openapi.json' });
+  SwaggerModule.setup('docs', app as unknown as INestApplication, markOmittableBodies(cleanupOpenApiDoc(document)), { jsonDocumentUrl: 'docs/openapi.json' });
+}
+
+/**
+ * Marks as optional (`requestBody.required: false`) the bodies that may be left out: those of the DTO
+ * classes of ./http/dto.ts with `static omittable = true`, which the request pipe reads as `{}` when absent.
+ */
+function markOmittableBodies(document: OpenAPIObject): OpenAPIObject {
+  const omittable = new Set(
+    Object.entries(requestDtos)
+      .filter(([, dto]) => (dto as { omittable?: boolean }).omittable === true)
+      .map(([name]) => `#/components/schemas/${name}`),
+  );
+  for (const item of Object.values(document.paths)) {
+    for (const operation of Object.values(item) as Array<{ requestBody?: { required?: boolean; content?: Record<string, { schema?: { $ref?: string } }> } }>) {
+      const ref = operation?.requestBody?.content?.['application/json']?.schema?.$ref;
+      if (ref !== undefined && omittable.has(ref)) operation.requestBody!.required = false;
+    }
+  }
+  return document;
 }

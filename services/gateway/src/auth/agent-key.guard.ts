@@ -14,7 +14,8 @@ import { type GatewayRequest, setPrincipal, stateOf } from './request-context';
  * - `Passkey <session>`: a human, only on routes marked {@link AllowPasskey} (record-scoped reads), for a
  *   record of an agent the human claimed (else 404); a valid session elsewhere is 403.
  * Anything else (missing, malformed, another scheme) is 401. The principal and method go on the request.
- * (`Payment` credentials are checked by the payment guard of the billing work, not here.)
+ * On paid routes PaymentAuthGuard runs first (see ../http/route-kinds.ts): when it has set the principal
+ * (a verified `Payment` credential), this guard lets the request through unchanged.
  */
 @Injectable()
 export class AgentKeyGuard implements CanActivate {

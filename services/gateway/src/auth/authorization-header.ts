@@ -4,7 +4,7 @@ const SCHEMES: Record<string, AuthScheme> = { bearer: 'Bearer', signature: 'Sign
 
 /**
  * `<scheme> <credential>`: disjoint character classes, so matching is linear in the header's length
- * (checked with recheck in the spec; Node bounds the header block at 16 KB anyway).
+ * (checked with recheck in ./authorization-header.spec.ts; Node bounds the header block at 16 KB anyway).
  */
 export const AUTHORIZATION_PATTERN = /^([A-Za-z]+) +([\x21-\x7e]{1,1024})$/;
 

@@ -1,12 +1,10 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Req, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiBody, ApiTags } from '@nestjs/swagger';
-import { AgentKeyListSchema, EmptyBodySchema, RevokeKeyResponseSchema, RotateKeyBodySchema, RotateKeyResponseSchema, SUBJECTS } from '@agent-memory/shared';
+import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import { AgentKeyListSchema, RevokeKeyResponseSchema, RotateKeyResponseSchema, SUBJECTS } from '@agent-memory/shared';
 import { BusClient } from '@agent-memory/platform';
-import { AgentKeyGuard } from '../auth/agent-key.guard';
-import { type GatewayRequest, principalOf } from '../auth/request-context';
-import { AgentRateLimitGuard } from '../rate-limit/rate-limit.guards';
-import { RotateKeyDto } from './dto';
-import { validate } from './validate';
+import { Principal } from '../auth/principal.decorator';
+import { EmptyBodyDto, RotateKeyDto } from './dto';
+import { AgentRoute } from './route-kinds';
 
 /**
  * The caller's own agent keys (docs/authentication.md, "Agent keys"): list (no secrets), rotate (the new
@@ -16,29 +14,27 @@ import { validate } from './validate';
  * claim it keeps no foothold.
  */
 @ApiTags('agent keys')
-@ApiBearerAuth()
 @Controller('api/v1/agents/keys')
-@UseGuards(AgentKeyGuard, AgentRateLimitGuard)
 export class AgentKeysController {
   constructor(private readonly bus: BusClient) {}
 
   @Get()
-  list(@Req() req: GatewayRequest) {
-    return this.bus.request(SUBJECTS.agents.listKeys, { agentId: principalOf(req).agentId }, AgentKeyListSchema);
+  @AgentRoute()
+  list(@Principal() principal: Principal) {
+    return this.bus.request(SUBJECTS.agents.listKeys, { agentId: principal.agentId }, AgentKeyListSchema);
   }
 
   @Post('rotate')
   @HttpCode(200)
-  @ApiBody({ type: RotateKeyDto, required: false })
-  rotate(@Req() req: GatewayRequest, @Body() body: unknown) {
-    const { graceSeconds } = validate(RotateKeyBodySchema, body === undefined ? {} : body, 'body');
-    return this.bus.request(SUBJECTS.agents.rotateKey, { agentId: principalOf(req).agentId, graceSeconds, requestedBy: 'agent' }, RotateKeyResponseSchema);
+  @AgentRoute()
+  rotate(@Principal() principal: Principal, @Body() { graceSeconds }: RotateKeyDto) {
+    return this.bus.request(SUBJECTS.agents.rotateKey, { agentId: principal.agentId, graceSeconds, requestedBy: 'agent' }, RotateKeyResponseSchema);
   }
 
   @Post(':keyId/revoke')
   @HttpCode(200)
-  revoke(@Req() req: GatewayRequest, @Param('keyId') keyId: string, @Body() body: unknown) {
-    validate(EmptyBodySchema, body === undefined ? {} : body, 'body');
-    return this.bus.request(SUBJECTS.agents.revokeKey, { agentId: principalOf(req).agentId, keyId, requestedBy: 'agent' }, RevokeKeyResponseSchema);
+  @AgentRoute()
+  revoke(@Principal() principal: Principal, @Param('keyId') keyId: string, @Body() _body: EmptyBodyDto) {
+    return this.bus.request(SUBJECTS.agents.revokeKey, { agentId: principal.agentId, keyId, requestedBy: 'agent' }, RevokeKeyResponseSchema);
   }
 }

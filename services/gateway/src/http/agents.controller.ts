@@ -1,23 +1,12 @@
-import { Body, Controller, Delete, Get, HttpCode, Post, Req, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiBody, ApiTags } from '@nestjs/swagger';
-import {
-  AgentSchema,
-  ClaimsReleaseByAgentReplySchema,
-  CreateAgentBodySchema,
-  CreateAgentResponseSchema,
-  EmptyBodySchema,
-  SUBJECTS,
-  WalletChallengeBodySchema,
-  WalletChallengeResponseSchema,
-} from '@agent-memory/shared';
+import { Body, Controller, Delete, Get, HttpCode, Post } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import { AgentSchema, ClaimsReleaseByAgentReplySchema, CreateAgentResponseSchema, SUBJECTS, WalletChallengeResponseSchema } from '@agent-memory/shared';
 import { BusClient } from '@agent-memory/platform';
-import { AgentKeyGuard } from '../auth/agent-key.guard';
-import { type GatewayRequest, principalOf } from '../auth/request-context';
-import { AgentRateLimitGuard, AnonymousRateLimitGuard } from '../rate-limit/rate-limit.guards';
-import { CreateAgentDto, WalletChallengeDto } from './dto';
-import { validate } from './validate';
+import { Principal } from '../auth/principal.decorator';
+import { CreateAgentDto, EmptyBodyDto, WalletChallengeDto } from './dto';
+import { AgentRoute, PublicRoute } from './route-kinds';
 
-/** Agents (spec, "Agents"): free. */
+/** Agents (docs/api.md, "Agents and keys"): free. */
 @ApiTags('agents')
 @Controller('api/v1/agents')
 export class AgentsController {
@@ -29,10 +18,9 @@ export class AgentsController {
    */
   @Post()
   @HttpCode(201)
-  @UseGuards(AnonymousRateLimitGuard)
-  @ApiBody({ type: CreateAgentDto })
-  create(@Body() body: unknown) {
-    return this.bus.request(SUBJECTS.agents.create, { body: validate(CreateAgentBodySchema, body, 'body') }, CreateAgentResponseSchema);
+  @PublicRoute({ limit: 'client' })
+  create(@Body() body: CreateAgentDto) {
+    return this.bus.request(SUBJECTS.agents.create, { body }, CreateAgentResponseSchema);
   }
 
   /**
@@ -42,18 +30,16 @@ export class AgentsController {
    */
   @Post('wallet-challenge')
   @HttpCode(200)
-  @UseGuards(AnonymousRateLimitGuard)
-  @ApiBody({ type: WalletChallengeDto })
-  walletChallenge(@Body() body: unknown) {
-    return this.bus.request(SUBJECTS.agents.walletChallenge, validate(WalletChallengeBodySchema, body, 'body'), WalletChallengeResponseSchema);
+  @PublicRoute({ limit: 'client' })
+  walletChallenge(@Body() body: WalletChallengeDto) {
+    return this.bus.request(SUBJECTS.agents.walletChallenge, body, WalletChallengeResponseSchema);
   }
 
   /** Get agent: the caller's own agent. */
   @Get()
-  @ApiBearerAuth()
-  @UseGuards(AgentKeyGuard, AgentRateLimitGuard)
-  get(@Req() req: GatewayRequest) {
-    return this.bus.request(SUBJECTS.agents.get, { agentId: principalOf(req).agentId }, AgentSchema);
+  @AgentRoute()
+  get(@Principal() principal: Principal) {
+    return this.bus.request(SUBJECTS.agents.get, { agentId: principal.agentId }, AgentSchema);
   }
 
   /**
@@ -63,10 +49,8 @@ export class AgentsController {
    */
   @Delete('claim')
   @HttpCode(200)
-  @ApiBearerAuth()
-  @UseGuards(AgentKeyGuard, AgentRateLimitGuard)
-  releaseClaim(@Req() req: GatewayRequest, @Body() body: unknown) {
-    validate(EmptyBodySchema, body === undefined ? {} : body, 'body');
-    return this.bus.request(SUBJECTS.humans.releaseClaimByAgent, { agentId: principalOf(req).agentId }, ClaimsReleaseByAgentReplySchema);
+  @AgentRoute()
+  releaseClaim(@Principal() principal: Principal, @Body() _body: EmptyBodyDto) {
+    return this.bus.request(SUBJECTS.humans.releaseClaimByAgent, { agentId: principal.agentId }, ClaimsReleaseByAgentReplySchema);
   }
 }

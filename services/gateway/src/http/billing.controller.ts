@@ -1,6 +1,5 @@
-import { Body, Controller, Get, HttpCode, Inject, Logger, Post, Query, Req, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiBody, ApiTags } from '@nestjs/swagger';
-import { createZodDto } from 'nestjs-zod';
+import { Body, Controller, Get, HttpCode, Inject, Logger, Post, Query, Req } from '@nestjs/common';
+import { ApiBody, ApiTags } from '@nestjs/swagger';
 import {
   BalanceSchema,
   type BillingEnvironment,
@@ -15,24 +14,20 @@ import {
   randomBase62,
   SUBJECTS,
   TopUpBodySchema,
-  UsageQuerySchema,
   UsageSummarySchema,
 } from '@agent-memory/shared';
 import { BusClient } from '@agent-memory/platform';
-import { AgentKeyGuard } from '../auth/agent-key.guard';
+import { Principal } from '../auth/principal.decorator';
 import { type GatewayRequest, principalOf } from '../auth/request-context';
-import { PaidTopUp, PaymentAuthGuard } from '../billing/payment-auth.guard';
 import { requestWithRetry } from '../billing/bus-retry';
 import { PaymentProtocol, PaymentReconciliationError } from '../billing/payment-protocol';
 import { paymentStateOf } from '../billing/payment-state';
 import { GATEWAY_OPTIONS, type GatewayOptions } from '../gateway.options';
-import { AgentRateLimitGuard } from '../rate-limit/rate-limit.guards';
+import { TopUpDto, UsageQueryDto } from './dto';
+import { AgentRoute, PublicRoute, TopUpRoute } from './route-kinds';
 import { validate } from './validate';
 
-/** OpenAPI body of the top-up routes, from the shared schema. */
-class TopUpDto extends createZodDto(TopUpBodySchema) {}
-
-/** Endpoints that are free and need no agent (spec "Prices": free operations), listed by `GET /billing/prices`. */
+/** Endpoints that are free (docs/billing.md, "Prices"), listed by `GET /billing/prices`. */
 const FREE_ENDPOINTS = [
   'POST /api/v1/agents',
   'GET /api/v1/agents',
@@ -51,7 +46,7 @@ const FREE_ENDPOINTS = [
 ];
 
 /**
- * Billing (docs/billing.md; our additions, the spec has no billing endpoints): the price list, the
+ * Billing (docs/billing.md, "Endpoints"): the price list, the
  * caller's balance and usage, top-ups of the live balance paid with a Payment credential, and free
  * sandbox top-ups for test keys. All free; balance and usage are those of the key's environment.
  */
@@ -66,8 +61,9 @@ export class BillingController {
     @Inject(GATEWAY_OPTIONS) private readonly options: GatewayOptions,
   ) {}
 
-  /** The price list (spec "Prices") and how to pay. No auth. */
+  /** The price list (docs/billing.md, "Prices") and how to pay. No auth. */
   @Get('prices')
+  @PublicRoute()
   prices() {
     return {
       currency: 'USD' as const,
@@ -80,20 +76,15 @@ export class BillingController {
 
   /** The caller's balance: live for a live key, the sandbox for a `_test_` key. */
   @Get('balance')
-  @ApiBearerAuth()
-  @UseGuards(AgentKeyGuard, AgentRateLimitGuard)
-  async balance(@Req() req: GatewayRequest) {
-    const { agentId, keyEnvironment } = principalOf(req);
+  @AgentRoute()
+  async balance(@Principal() { agentId, keyEnvironment }: Principal) {
     return this.balanceResponse(await this.bus.request(SUBJECTS.billing.balance, { agentId, environment: keyEnvironment }, BalanceSchema));
   }
 
   /** The caller's usage ledger in the key's environment: a page of entries, totals per operation and per UTC day. */
   @Get('usage')
-  @ApiBearerAuth()
-  @UseGuards(AgentKeyGuard, AgentRateLimitGuard)
-  async usage(@Req() req: GatewayRequest, @Query() query: unknown) {
-    const q = validate(UsageQuerySchema, query, 'query');
-    const { agentId, keyEnvironment } = principalOf(req);
+  @AgentRoute()
+  async usage(@Principal() { agentId, keyEnvironment }: Principal, @Query() q: UsageQueryDto) {
     const summary = await this.bus.request(
       SUBJECTS.billing.usage,
       { agentId, environment: keyEnvironment, limit: q.limit, offset: q.offset, operation: q.operation, from: q.from && toTimestamp(q.from), to: q.to && toTimestamp(q.to) },
@@ -112,9 +103,7 @@ export class BillingController {
    */
   @Post('top-up')
   @HttpCode(200)
-  @PaidTopUp()
-  @ApiBearerAuth()
-  @UseGuards(PaymentAuthGuard, AgentKeyGuard, AgentRateLimitGuard)
+  @TopUpRoute()
   @ApiBody({ type: TopUpDto })
   async topUp(@Req() req: GatewayRequest, @Body() body: unknown) {
     const { amount } = validate(TopUpBodySchema, body, 'body');
@@ -170,12 +159,8 @@ export class BillingController {
   /** Free sandbox credit for the test environment (`_test_` keys only; live keys: 403). */
   @Post('sandbox/top-up')
   @HttpCode(200)
-  @ApiBearerAuth()
-  @UseGuards(AgentKeyGuard, AgentRateLimitGuard)
-  @ApiBody({ type: TopUpDto })
-  async sandboxTopUp(@Req() req: GatewayRequest, @Body() body: unknown) {
-    const { amount } = validate(TopUpBodySchema, body, 'body');
-    const principal = principalOf(req);
+  @AgentRoute()
+  async sandboxTopUp(@Principal() principal: Principal, @Body() { amount }: TopUpDto) {
     if (principal.keyEnvironment !== 'test') throw new ForbiddenError('Sandbox credit is for test keys only: top up a live balance with POST /api/v1/billing/top-up');
     const balance = await this.bus.request(
       SUBJECTS.billing.credit,

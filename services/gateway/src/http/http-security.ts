@@ -55,7 +55,7 @@ function isDocsPath(url: string): boolean {
 /**
  * Registers the edge's security hooks on the Fastify instance (before the routes are registered):
  * - a per-route body limit ({@link bodyLimitFor}); over it: VALIDATION_ERROR (error filter);
- * - bodies only as `application/json` (any other content type: VALIDATION_ERROR, spec codes have no 415);
+ * - bodies only as `application/json` (any other content type: VALIDATION_ERROR, the error codes of docs/api.md have no 415);
  * - response headers on every answer: `X-Content-Type-Options: nosniff`, `Referrer-Policy: no-referrer`,
  *   `X-Frame-Options: DENY`; on the API (everything but `/docs`): `Cache-Control: no-store` and
  *   `Content-Security-Policy: default-src 'none'; frame-ancestors 'none'`; `Strict-Transport-Security`

@@ -1,34 +1,38 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Req, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiBody, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, createParamDecorator, Delete, type ExecutionContext, Get, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
+import { ApiBody, ApiTags } from '@nestjs/swagger';
 import {
-  ContextQuerySchema,
   ContextResponseSchema,
   ForgetResponseSchema,
   ForgetTargetSchema,
   MemoryRememberReplySchema,
-  RecallBodySchema,
   RecallResponseSchema,
-  RememberBodySchema,
   resolveForgetTarget,
   SUBJECTS,
   ValidationError,
 } from '@agent-memory/shared';
 import { BusClient } from '@agent-memory/platform';
-import { AgentKeyGuard } from '../auth/agent-key.guard';
-import { AllowPasskey } from '../auth/allow-passkey.decorator';
-import { RecordAccessGuard } from '../auth/record-access.guard';
-import { type GatewayRequest, principalOf } from '../auth/request-context';
-import { PaidCall, PaymentAuthGuard } from '../billing/payment-auth.guard';
+import { Principal } from '../auth/principal.decorator';
+import type { GatewayRequest } from '../auth/request-context';
 import { UsageRecorder } from '../billing/usage-recorder';
-import { AgentRateLimitGuard, RecordRateLimit, RecordRateLimitGuard } from '../rate-limit/rate-limit.guards';
-import { ForgetDto, RecallDto, RememberDto } from './dto';
+import { ContextQueryDto, ForgetDto, RecallDto, RememberDto } from './dto';
+import { RecordRoute } from './route-kinds';
 import { validate } from './validate';
 
-/** Memories (spec, "Memory and files"): paid, 0.05 USD a call, by agent key (balance) or Payment credential (docs/billing.md). */
+/**
+ * Forget's target (docs/api.md, "Memories"): exactly one of `path` or `id`, given in the JSON body or in
+ * the query string, not both. A body, when there is one (not `null`), is checked first; then the query.
+ */
+const ForgetTargetOf = createParamDecorator((_data: unknown, context: ExecutionContext) => {
+  const { body, query } = context.switchToHttp().getRequest<GatewayRequest>();
+  const fromBody = body === undefined || body === null ? undefined : validate(ForgetTargetSchema, body, 'body');
+  const target = resolveForgetTarget(fromBody, validate(ForgetTargetSchema, query, 'query'));
+  if (!target.ok) throw new ValidationError(target.message);
+  return target.target;
+});
+
+/** Memories (docs/api.md, "Memories"): paid, 0.05 USD a call, from the agent's balance or by Payment credential (docs/billing.md). */
 @ApiTags('memories')
-@ApiBearerAuth()
 @Controller('api/v1/records/:recordId')
-@UseGuards(PaymentAuthGuard, AgentKeyGuard, AgentRateLimitGuard, RecordAccessGuard, RecordRateLimitGuard)
 export class MemoryController {
   constructor(
     private readonly bus: BusClient,
@@ -37,59 +41,37 @@ export class MemoryController {
 
   @Post('recall')
   @HttpCode(200)
-  @PaidCall('recall')
-  @AllowPasskey()
-  @RecordRateLimit('query')
-  @ApiBody({ type: RecallDto })
-  recall(@Req() req: GatewayRequest, @Param('recordId') recordId: string, @Body() body: unknown) {
-    const parsed = validate(RecallBodySchema, body, 'body');
-    return this.usage.paid(req, 'recall', recordId, () =>
-      this.bus.request(SUBJECTS.memory.recall, { agentId: principalOf(req).agentId, recordId, body: parsed }, RecallResponseSchema),
-    );
+  @RecordRoute({ price: 'recall', recordLimit: 'query', passkey: true })
+  recall(@Req() req: GatewayRequest, @Principal() principal: Principal, @Param('recordId') recordId: string, @Body() body: RecallDto) {
+    return this.usage.paid(req, 'recall', recordId, () => this.bus.request(SUBJECTS.memory.recall, { agentId: principal.agentId, recordId, body }, RecallResponseSchema));
   }
 
   @Post('remember')
   @HttpCode(200)
-  @PaidCall('remember')
-  @RecordRateLimit('write')
-  @ApiBody({ type: RememberDto })
-  async remember(@Req() req: GatewayRequest, @Param('recordId') recordId: string, @Body() body: unknown) {
-    const parsed = validate(RememberBodySchema, body, 'body');
+  @RecordRoute({ price: 'remember', recordLimit: 'write' })
+  async remember(@Req() req: GatewayRequest, @Principal() principal: Principal, @Param('recordId') recordId: string, @Body() body: RememberDto) {
     const reply = await this.usage.paid(
       req,
       'remember',
       recordId,
-      () => this.bus.request(SUBJECTS.memory.remember, { agentId: principalOf(req).agentId, recordId, body: parsed }, MemoryRememberReplySchema),
+      () => this.bus.request(SUBJECTS.memory.remember, { agentId: principal.agentId, recordId, body }, MemoryRememberReplySchema),
       (r) => r,
-      parsed.idempotency_key,
+      body.idempotency_key,
     );
     return reply.result;
   }
 
-  /** Forget: exactly one of `path` or `id`, in the JSON body or the query string (spec, "Forget"). */
   @Delete('remember')
   @HttpCode(200)
-  @PaidCall('forget')
-  @RecordRateLimit('write')
+  @RecordRoute({ price: 'forget', recordLimit: 'write' })
   @ApiBody({ type: ForgetDto, required: false })
-  forget(@Req() req: GatewayRequest, @Param('recordId') recordId: string, @Body() body: unknown, @Query() query: unknown) {
-    const fromBody = body === undefined || body === null ? undefined : validate(ForgetTargetSchema, body, 'body');
-    const fromQuery = validate(ForgetTargetSchema, query, 'query');
-    const target = resolveForgetTarget(fromBody, fromQuery);
-    if (!target.ok) throw new ValidationError(target.message);
-    return this.usage.paid(req, 'forget', recordId, () =>
-      this.bus.request(SUBJECTS.memory.forget, { agentId: principalOf(req).agentId, recordId, target: target.target }, ForgetResponseSchema),
-    );
+  forget(@Req() req: GatewayRequest, @Principal() principal: Principal, @Param('recordId') recordId: string, @ForgetTargetOf() target: { path: string } | { id: string }) {
+    return this.usage.paid(req, 'forget', recordId, () => this.bus.request(SUBJECTS.memory.forget, { agentId: principal.agentId, recordId, target }, ForgetResponseSchema));
   }
 
   @Get('context')
-  @PaidCall('context')
-  @AllowPasskey()
-  @RecordRateLimit('query')
-  context(@Req() req: GatewayRequest, @Param('recordId') recordId: string, @Query() query: unknown) {
-    const { limit } = validate(ContextQuerySchema, query, 'query');
-    return this.usage.paid(req, 'context', recordId, () =>
-      this.bus.request(SUBJECTS.memory.context, { agentId: principalOf(req).agentId, recordId, limit }, ContextResponseSchema),
-    );
+  @RecordRoute({ price: 'context', recordLimit: 'query', passkey: true })
+  context(@Req() req: GatewayRequest, @Principal() principal: Principal, @Param('recordId') recordId: string, @Query() { limit }: ContextQueryDto) {
+    return this.usage.paid(req, 'context', recordId, () => this.bus.request(SUBJECTS.memory.context, { agentId: principal.agentId, recordId, limit }, ContextResponseSchema));
   }
 }

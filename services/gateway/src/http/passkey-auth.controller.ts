@@ -1,29 +1,17 @@
-import { Body, Controller, HttpCode, Post, Req, UseGuards } from '@nestjs/common';
-import { ApiBody, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import {
-  EmptyBodySchema,
-  HumanSessionResponseSchema,
-  PasskeyLoginOptionsBodySchema,
-  PasskeyOptionsResponseSchema,
-  PasskeyRegisterOptionsBodySchema,
-  PasskeyVerifyBodySchema,
-  SessionsEndReplySchema,
-  SUBJECTS,
-  UnauthorizedError,
-} from '@agent-memory/shared';
+import { Body, Controller, HttpCode, Post, Req } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import { HumanSessionResponseSchema, PasskeyOptionsResponseSchema, SessionsEndReplySchema, SUBJECTS, UnauthorizedError } from '@agent-memory/shared';
 import { BusClient } from '@agent-memory/platform';
 import { AgentAuthenticator } from '../auth/agent-authenticator';
 import { parseAuthorization } from '../auth/authorization-header';
-import { HumanSessionGuard } from '../auth/human-session.guard';
 import type { GatewayRequest } from '../auth/request-context';
-import { AnonymousRateLimitGuard } from '../rate-limit/rate-limit.guards';
-import { PasskeyRegisterOptionsDto, PasskeyVerifyDto } from './dto';
-import { validate } from './validate';
+import { EmptyBodyDto, PasskeyRegisterOptionsDto, PasskeyVerifyDto } from './dto';
+import { HumanRoute, PublicRoute } from './route-kinds';
 
 /**
- * Passkey ceremonies for humans (spec, "Authentication": passkey credential; docs/authentication.md,
- * "Passkeys"): options → the browser's `navigator.credentials.create/get` → verify, which answers a
- * session credential for `Authorization: Passkey <token>`. Free; limited per client address.
+ * Passkey ceremonies for humans (docs/authentication.md, "Passkeys"): options → the browser's
+ * `navigator.credentials.create/get` → verify, which answers a session credential for
+ * `Authorization: Passkey <token>`. Free; limited per client address.
  */
 @ApiTags('humans')
 @Controller('api/v1/auth')
@@ -36,10 +24,8 @@ export class PasskeyAuthController {
   /** Registration options: a new account (`name` required), or, signed in, one more passkey for the account. */
   @Post('passkey/register/options')
   @HttpCode(200)
-  @UseGuards(AnonymousRateLimitGuard)
-  @ApiBody({ type: PasskeyRegisterOptionsDto })
-  async registerOptions(@Req() req: GatewayRequest, @Body() body: unknown) {
-    const { name } = validate(PasskeyRegisterOptionsBodySchema, body === undefined ? {} : body, 'body');
+  @PublicRoute({ limit: 'client' })
+  async registerOptions(@Req() req: GatewayRequest, @Body() { name }: PasskeyRegisterOptionsDto) {
     const humanId = await this.optionalSession(req);
     return this.bus.request(SUBJECTS.humans.passkeyRegisterOptions, { humanId, name }, PasskeyOptionsResponseSchema);
   }
@@ -50,28 +36,24 @@ export class PasskeyAuthController {
    */
   @Post('passkey/register/verify')
   @HttpCode(200)
-  @UseGuards(AnonymousRateLimitGuard)
-  @ApiBody({ type: PasskeyVerifyDto })
-  async registerVerify(@Req() req: GatewayRequest, @Body() body: unknown) {
-    const { response } = validate(PasskeyVerifyBodySchema, body, 'body');
+  @PublicRoute({ limit: 'client' })
+  async registerVerify(@Req() req: GatewayRequest, @Body() { response }: PasskeyVerifyDto) {
     const humanId = await this.optionalSession(req);
     return this.bus.request(SUBJECTS.humans.passkeyRegisterVerify, { response, humanId }, HumanSessionResponseSchema);
   }
 
   @Post('passkey/login/options')
   @HttpCode(200)
-  @UseGuards(AnonymousRateLimitGuard)
-  loginOptions(@Body() body: unknown) {
-    validate(PasskeyLoginOptionsBodySchema, body === undefined ? {} : body, 'body');
+  @PublicRoute({ limit: 'client' })
+  loginOptions(@Body() _body: EmptyBodyDto) {
     return this.bus.request(SUBJECTS.humans.passkeyLoginOptions, {}, PasskeyOptionsResponseSchema);
   }
 
   @Post('passkey/login/verify')
   @HttpCode(200)
-  @UseGuards(AnonymousRateLimitGuard)
-  @ApiBody({ type: PasskeyVerifyDto })
-  loginVerify(@Body() body: unknown) {
-    return this.bus.request(SUBJECTS.humans.passkeyLoginVerify, validate(PasskeyVerifyBodySchema, body, 'body'), HumanSessionResponseSchema);
+  @PublicRoute({ limit: 'client' })
+  loginVerify(@Body() body: PasskeyVerifyDto) {
+    return this.bus.request(SUBJECTS.humans.passkeyLoginVerify, body, HumanSessionResponseSchema);
   }
 
   /** The signed-in human of an optional `Authorization: Passkey <session>`; undefined without the header, 401 for any other. */
@@ -85,10 +67,8 @@ export class PasskeyAuthController {
   /** Sign out: the session credential stops working at once. */
   @Post('logout')
   @HttpCode(200)
-  @ApiSecurity('passkey')
-  @UseGuards(HumanSessionGuard)
-  logout(@Req() req: GatewayRequest, @Body() body: unknown) {
-    validate(EmptyBodySchema, body === undefined ? {} : body, 'body');
+  @HumanRoute()
+  logout(@Req() req: GatewayRequest, @Body() _body: EmptyBodyDto) {
     const token = parseAuthorization(req.headers.authorization)?.credential as string;
     return this.bus.request(SUBJECTS.humans.endSession, { token }, SessionsEndReplySchema);
   }
