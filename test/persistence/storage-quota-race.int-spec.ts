@@ -2,10 +2,11 @@ import 'reflect-metadata';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FilesystemBlobStore, InProcessJobQueue, PgDatabase } from '@agent-memory/platform';
+import { FilesystemBlobStore, PgDatabase } from '@agent-memory/platform';
 import { ForbiddenError, newId } from '@agent-memory/shared';
 import { createTestDatabase, type TestDatabase } from '@agent-memory/testing';
-import { FilesService } from '../../services/files/src/files.service';
+import { WriteFileUseCase } from '../../services/files/src/use-cases/write-file.use-case';
+import { PrismaFilesRepository } from '../../services/files/src/persistence/prisma-files.repository';
 import { openFilesPrisma } from '../../services/files/src/persistence/prisma';
 import { MemoryRepository } from '../../services/memory/src/persistence/memory.repository';
 import { openMemoryPrisma } from '../../services/memory/src/persistence/prisma';
@@ -71,18 +72,18 @@ describe('storage quotas under concurrent writes from two replicas (PostgreSQL)'
   it('files: concurrent writes of new paths never overshoot; two replicas writing one new path count it once', async () => {
     const blobs = new FilesystemBlobStore(join(dataDir, 'blobs'));
     const prismas = await Promise.all(dbs.map((db) => openFilesPrisma(db)));
-    const services = prismas.map((p) => new FilesService(p, blobs, new InProcessJobQueue(), { maxFiles: 4, maxBytes: 1_000_000 }));
+    const services = prismas.map((p) => new WriteFileUseCase(new PrismaFilesRepository(p, { maxFiles: 4, maxBytes: 1_000_000 }), blobs));
     const agentId = newId('agent');
     const recordId = newId('record');
 
     // The same new path from both replicas at once, several times: one file, counted once.
     for (let round = 0; round < 3; round++) {
-      await Promise.all(services.map((s, i) => s.write(agentId, recordId, { path: 'shared.txt', content: `round ${round} from replica ${i}` })));
+      await Promise.all(services.map((s, i) => s.execute({ agentId, recordId, body: { path: 'shared.txt', content: `round ${round} from replica ${i}` } })));
     }
     const usage = async () => (await prismas[0].fileAgentUsage.findUnique({ where: { agentId } }))!;
     expect(Number((await usage()).fileCount)).toBe(1);
 
-    const settled = await Promise.allSettled(Array.from({ length: 12 }, (_, i) => services[i % 2].write(agentId, recordId, { path: `f${i}.txt`, content: `file ${i}` })));
+    const settled = await Promise.allSettled(Array.from({ length: 12 }, (_, i) => services[i % 2].execute({ agentId, recordId, body: { path: `f${i}.txt`, content: `file ${i}` } })));
     for (const s of settled) if (s.status === 'rejected') expect(s.reason).toBeInstanceOf(ForbiddenError);
     expect(settled.filter((s) => s.status === 'fulfilled')).toHaveLength(3);
     const rows = await prismas[0].file.findMany({ where: { recordId } });

@@ -1,16 +1,52 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FilesystemBlobStore, InProcessJobQueue, PgDatabase } from '@agent-memory/platform';
+import { type BlobStore, FilesystemBlobStore, InProcessJobQueue, type JobQueue, PgDatabase } from '@agent-memory/platform';
 import { createTestDatabase, HookedBlobStore } from '@agent-memory/testing';
-import { FilesService } from './files.service';
+import { FilesLifecycle } from './files.lifecycle';
+import type { FileQuota } from './persistence/file-quota';
 import { type FilesPrismaClient, openFilesPrisma } from './persistence/prisma';
+import { PrismaFilesRepository } from './persistence/prisma-files.repository';
+import { GetRawBlobUseCase } from './use-cases/get-raw-blob.use-case';
+import { PurgeRecordUseCase } from './use-cases/purge-record.use-case';
+import { PurgeStoresUseCase } from './use-cases/purge-stores.use-case';
+import { PutRawBlobUseCase } from './use-cases/put-raw-blob.use-case';
+import { ReadFileUseCase } from './use-cases/read-file.use-case';
+import { WriteFileUseCase } from './use-cases/write-file.use-case';
+
+/** The files service's use cases and lifecycle over one Prisma Client, wired by hand as FilesModule does (tests). */
+export interface FilesUnderTest {
+  repository: PrismaFilesRepository;
+  write: WriteFileUseCase;
+  read: ReadFileUseCase;
+  rawPut: PutRawBlobUseCase;
+  rawGet: GetRawBlobUseCase;
+  purge: PurgeStoresUseCase;
+  purgeRecord: PurgeRecordUseCase;
+  lifecycle: FilesLifecycle;
+}
+
+/** Test fixture: wires the files service's use cases over `prisma`, `blobs` and `jobs` (optional quota). */
+export function assembleFiles(prisma: FilesPrismaClient, blobs: BlobStore, jobs: JobQueue, quota?: FileQuota): FilesUnderTest {
+  const repository = new PrismaFilesRepository(prisma, quota);
+  const purge = new PurgeStoresUseCase(repository, blobs, jobs);
+  return {
+    repository,
+    write: new WriteFileUseCase(repository, blobs),
+    read: new ReadFileUseCase(repository, blobs),
+    rawPut: new PutRawBlobUseCase(repository, blobs),
+    rawGet: new GetRawBlobUseCase(repository, blobs),
+    purge,
+    purgeRecord: new PurgeRecordUseCase(repository, purge),
+    lifecycle: new FilesLifecycle(purge, repository),
+  };
+}
 
 /** One files-service replica of a race test: its own PostgreSQL pool and Prisma Client. */
 export interface FilesReplica {
   db: PgDatabase;
   prisma: FilesPrismaClient;
-  files: FilesService;
+  files: FilesUnderTest;
 }
 
 /**
@@ -25,7 +61,7 @@ export async function startFilesReplicas(count: number, hookRuns: 'before' | 'af
   for (let i = 0; i < count; i++) {
     const db = new PgDatabase({ connectionString: testDb.url, poolSize: 5 });
     const prisma = await openFilesPrisma(db);
-    replicas.push({ db, prisma, files: new FilesService(prisma, blobs, new InProcessJobQueue()) });
+    replicas.push({ db, prisma, files: assembleFiles(prisma, blobs, new InProcessJobQueue()) });
   }
   return {
     replicas,

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { checkFiles } from './files-check';
-import { FilesService } from './files.service';
+import { assembleFiles } from './files-replicas.fixture';
 import { type FilesPrismaClient, openFilesPrisma } from './persistence/prisma';
 
 /**
@@ -34,11 +34,11 @@ describe('data check of the files usage counters', () => {
 
   it('reports a drifted counter and recomputes it with repair', async () => {
     const blobs = new FilesystemBlobStore(join(dir, 'blobs'));
-    const files = new FilesService(prisma, blobs, new InProcessJobQueue());
+    const files = assembleFiles(prisma, blobs, new InProcessJobQueue());
     const agentId = newId('agent');
     const recordId = newId('record');
-    await files.write(agentId, recordId, { path: 'a.md', content: 'alpha' });
-    await files.rawPut(agentId, recordId, { path: 'b.bin', content: Buffer.from('beta!').toString('base64') });
+    await files.write.execute({ agentId, recordId, body: { path: 'a.md', content: 'alpha' } });
+    await files.rawPut.execute({ agentId, recordId, body: { path: 'b.bin', content: Buffer.from('beta!').toString('base64') } });
     // an old replica wrote a file without charging it
     await prisma.$executeRaw`UPDATE "files"."agent_usage" SET file_count = 1, file_bytes = 5 WHERE agent_id = ${agentId}`;
 

@@ -3,8 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { JobData, JobName } from '@agent-memory/shared';
 import { type BlobStore, FilesystemBlobStore, InProcessJobQueue, type JobQueue, PgliteDatabase, type RetryPolicy } from '@agent-memory/platform';
-import { FilesUpkeep } from './files-upkeep';
-import { FilesService } from './files.service';
+import { assembleFiles } from './files-replicas.fixture';
 import { type FilesPrismaClient, openFilesPrisma } from './persistence/prisma';
 
 /** Two quick tries, so that a purge job dead-letters within the test. */
@@ -24,7 +23,7 @@ class FlakyBlobs extends FilesystemBlobStore {
   }
 }
 
-describe('FilesUpkeep (PGlite, in-process queue)', () => {
+describe('FilesLifecycle (PGlite, in-process queue)', () => {
   let db: PgliteDatabase;
   let prisma: FilesPrismaClient;
   let dir: string;
@@ -42,21 +41,20 @@ describe('FilesUpkeep (PGlite, in-process queue)', () => {
   it('the sweep re-queues a purge whose job dead-lettered during an outage; it completes once the store works', async () => {
     const blobs = new FlakyBlobs(join(dir, 'blobs'));
     const jobs = new ShortRetryQueue();
-    const service = new FilesService(prisma, blobs as BlobStore, jobs);
-    const upkeep = new FilesUpkeep(prisma, jobs);
-    await service.onApplicationBootstrap();
+    const files = assembleFiles(prisma, blobs as BlobStore, jobs);
+    await files.purge.resume();
     await blobs.put('records/rec_sweep/files/a/1', Buffer.from('x'));
 
     blobs.failing = true;
-    await service.onRecordDeleted({ eventId: 'evt_1', agentId: 'agt_1', recordIds: ['rec_sweep'], deletedAt: new Date().toISOString() });
+    await files.purgeRecord.execute({ eventId: 'evt_1', agentId: 'agt_1', recordIds: ['rec_sweep'], deletedAt: new Date().toISOString() });
     await jobs.drain();
     expect(await jobs.failed()).toHaveLength(1);
     expect(await prisma.filePurgeTask.count()).toBe(1);
     // a fresh task is left to its own job; only tasks older than the minimum age are swept
-    expect(await upkeep.sweepPending()).toBe(0);
+    expect(await files.purge.sweepPending()).toBe(0);
 
     blobs.failing = false;
-    expect(await upkeep.sweepPending(0)).toBe(1);
+    expect(await files.purge.sweepPending(0)).toBe(1);
     await jobs.drain();
     expect(await prisma.filePurgeTask.count()).toBe(0);
     expect(await blobs.list('records/rec_sweep/')).toEqual([]);
@@ -75,10 +73,10 @@ describe('FilesUpkeep (PGlite, in-process queue)', () => {
       close: async () => undefined,
     });
     for (const runsJobs of [false, true]) {
-      const upkeep = new FilesUpkeep(prisma, queue(runsJobs));
-      upkeep.start(20, 60_000);
+      const { lifecycle } = assembleFiles(prisma, new FilesystemBlobStore(join(dir, 'blobs')), queue(runsJobs));
+      lifecycle.start(20, 60_000);
       await new Promise((r) => setTimeout(r, 120));
-      await upkeep.onApplicationShutdown();
+      await lifecycle.onApplicationShutdown();
       expect(enqueued.length > 0).toBe(runsJobs);
     }
     expect(enqueued[0]).toEqual({ name: 'files.purge-record', data: { recordId: 'rec_2', eventId: 'evt_2:rec_2' } });
@@ -97,8 +95,8 @@ describe('FilesUpkeep (PGlite, in-process queue)', () => {
         { recordId: 'rec_1', key: 'completed-now', requestHash: 'h', status: 'completed', createdAt: new Date(now) },
       ],
     });
-    const upkeep = new FilesUpkeep(prisma, new InProcessJobQueue());
-    expect(await upkeep.deleteExpiredIdempotencyKeys(now)).toBe(2);
+    const { repository } = assembleFiles(prisma, new FilesystemBlobStore(join(dir, 'blobs')), new InProcessJobQueue());
+    expect(await repository.idempotency.deleteExpired(now)).toBe(2);
     const left = (await prisma.fileIdempotencyKey.findMany({ orderBy: { key: 'asc' } })).map((k) => k.key);
     expect(left).toEqual(['completed-24.5h', 'completed-now', 'pending-1h']);
   });

@@ -1,46 +1,49 @@
-import { Controller, UseFilters } from '@nestjs/common';
 import { EventPattern, MessagePattern, Payload } from '@nestjs/microservices';
-import type { z } from 'zod';
-import {
-  EVENTS,
-  FilesRawGetMessageSchema,
-  FilesRawPutMessageSchema,
-  FilesReadMessageSchema,
-  FilesWriteMessageSchema,
-  RecordDeletedEventSchema,
-  SUBJECTS,
-} from '@agent-memory/shared';
-import { MessagePipe, RpcDomainExceptionFilter } from '@agent-memory/platform';
-import { FilesService } from './files.service';
+import { EVENTS, SUBJECTS } from '@agent-memory/shared';
+import { BusEdge } from '@agent-memory/platform';
+import { FilesRawGetMessage, FilesRawPutMessage, FilesReadMessage, FilesWriteMessage, RecordDeletedMessage } from './files.messages';
+import { GetRawBlobUseCase } from './use-cases/get-raw-blob.use-case';
+import { PurgeRecordUseCase } from './use-cases/purge-record.use-case';
+import { PutRawBlobUseCase } from './use-cases/put-raw-blob.use-case';
+import { ReadFileUseCase } from './use-cases/read-file.use-case';
+import { WriteFileUseCase } from './use-cases/write-file.use-case';
 
-/** Bus edge of the files service. */
-@Controller()
-@UseFilters(RpcDomainExceptionFilter)
+/**
+ * Bus edge of the files service: each handler receives a message validated by its message class, calls
+ * one use case with it and returns (docs/architecture.md, "Service shape").
+ */
+@BusEdge()
 export class FilesMessageHandler {
-  constructor(private readonly files: FilesService) {}
+  constructor(
+    private readonly writeFile: WriteFileUseCase,
+    private readonly readFile: ReadFileUseCase,
+    private readonly putRawBlob: PutRawBlobUseCase,
+    private readonly getRawBlob: GetRawBlobUseCase,
+    private readonly purgeRecord: PurgeRecordUseCase,
+  ) {}
 
   @MessagePattern(SUBJECTS.files.write)
-  write(@Payload(new MessagePipe(FilesWriteMessageSchema)) m: z.output<typeof FilesWriteMessageSchema>) {
-    return this.files.write(m.agentId, m.recordId, m.body);
+  write(@Payload() m: FilesWriteMessage) {
+    return this.writeFile.execute(m);
   }
 
   @MessagePattern(SUBJECTS.files.read)
-  read(@Payload(new MessagePipe(FilesReadMessageSchema)) m: z.output<typeof FilesReadMessageSchema>) {
-    return this.files.read(m.recordId, m.path);
+  read(@Payload() m: FilesReadMessage) {
+    return this.readFile.execute(m);
   }
 
   @MessagePattern(SUBJECTS.files.rawPut)
-  rawPut(@Payload(new MessagePipe(FilesRawPutMessageSchema)) m: z.output<typeof FilesRawPutMessageSchema>) {
-    return this.files.rawPut(m.agentId, m.recordId, m.body);
+  rawPut(@Payload() m: FilesRawPutMessage) {
+    return this.putRawBlob.execute(m);
   }
 
   @MessagePattern(SUBJECTS.files.rawGet)
-  rawGet(@Payload(new MessagePipe(FilesRawGetMessageSchema)) m: z.output<typeof FilesRawGetMessageSchema>) {
-    return this.files.rawGet(m.recordId, m.path);
+  rawGet(@Payload() m: FilesRawGetMessage) {
+    return this.getRawBlob.execute(m);
   }
 
   @EventPattern(EVENTS.recordDeleted)
-  onRecordDeleted(@Payload(new MessagePipe(RecordDeletedEventSchema)) event: z.output<typeof RecordDeletedEventSchema>) {
-    return this.files.onRecordDeleted(event);
+  onRecordDeleted(@Payload() event: RecordDeletedMessage) {
+    return this.purgeRecord.execute(event);
   }
 }

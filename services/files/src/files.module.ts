@@ -1,10 +1,18 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { DATABASE, type Database, ReclaimScheduler } from '@agent-memory/platform';
-import { FilesUpkeep } from './files-upkeep';
+import { FilesLifecycle } from './files.lifecycle';
 import { FilesMessageHandler } from './files.message-handler';
-import { FILES_PRISMA, FILES_RECLAIM, FILES_RECLAIM_TABLES, FilesService } from './files.service';
 import { DEFAULT_FILE_QUOTA, FILE_QUOTA, type FileQuota } from './persistence/file-quota';
-import { openFilesPrisma } from './persistence/prisma';
+import { FILES_RECLAIM, FILES_RECLAIM_TABLES } from './persistence/files-reclaim';
+import { FilesRepository } from './persistence/files.repository';
+import { FILES_PRISMA, openFilesPrisma } from './persistence/prisma';
+import { PrismaFilesRepository } from './persistence/prisma-files.repository';
+import { GetRawBlobUseCase } from './use-cases/get-raw-blob.use-case';
+import { PurgeRecordUseCase } from './use-cases/purge-record.use-case';
+import { PurgeStoresUseCase } from './use-cases/purge-stores.use-case';
+import { PutRawBlobUseCase } from './use-cases/put-raw-blob.use-case';
+import { ReadFileUseCase } from './use-cases/read-file.use-case';
+import { WriteFileUseCase } from './use-cases/write-file.use-case';
 
 /** Options of the files service. */
 export interface FilesModuleOptions {
@@ -15,12 +23,23 @@ export interface FilesModuleOptions {
 }
 
 /**
- * The files service (docs/architecture.md, "Processes"): owns file metadata and raw blobs; answers `files.v1.*`. Import it as
- * `FilesModule` (default quota) or `FilesModule.forRoot(options)`.
+ * The files service and its composition root: owns file metadata and raw blobs (content in the blob
+ * store); answers `files.v1.*` and consumes `records.v1.record-deleted`; its background work is
+ * {@link FilesLifecycle}. Import it as `FilesModule` (default quota) or `FilesModule.forRoot(options)`.
  */
 @Module({
   controllers: [FilesMessageHandler],
-  providers: [{ provide: FILES_PRISMA, useFactory: (db: Database) => openFilesPrisma(db), inject: [DATABASE] }, FilesService, FilesUpkeep],
+  providers: [
+    { provide: FILES_PRISMA, useFactory: (db: Database) => openFilesPrisma(db), inject: [DATABASE] },
+    { provide: FilesRepository, useClass: PrismaFilesRepository },
+    WriteFileUseCase,
+    ReadFileUseCase,
+    PutRawBlobUseCase,
+    GetRawBlobUseCase,
+    PurgeStoresUseCase,
+    PurgeRecordUseCase,
+    FilesLifecycle,
+  ],
 })
 export class FilesModule {
   static forRoot(options: FilesModuleOptions = {}): DynamicModule {

@@ -1,4 +1,3 @@
 export * from './files.module';
-export * from './files.service';
 export * from './files-check';
-export { openFilesPrisma } from './persistence/prisma';
+export { FILES_PRISMA, openFilesPrisma } from './persistence/prisma';

@@ -1,25 +1,18 @@
-import { Controller, UseFilters } from '@nestjs/common';
 import { EventPattern, MessagePattern, Payload } from '@nestjs/microservices';
-import type { z } from 'zod';
-import {
-  EVENTS,
-  MemoryContextMessageSchema,
-  MemoryForgetMessageSchema,
-  MemoryRecallMessageSchema,
-  MemoryRememberMessageSchema,
-  RecordDeletedEventSchema,
-  SUBJECTS,
-} from '@agent-memory/shared';
-import { MessagePipe, RpcDomainExceptionFilter } from '@agent-memory/platform';
+import { EVENTS, SUBJECTS } from '@agent-memory/shared';
+import { BusEdge } from '@agent-memory/platform';
+import { MemoryContextMessage, MemoryForgetMessage, MemoryRecallMessage, MemoryRememberMessage, RecordDeletedMessage } from './memory.messages';
 import { ContextUseCase } from './use-cases/context.use-case';
 import { ForgetUseCase } from './use-cases/forget.use-case';
 import { PurgeRecordUseCase } from './use-cases/purge-record.use-case';
 import { RecallUseCase } from './use-cases/recall.use-case';
 import { RememberUseCase } from './use-cases/remember.use-case';
 
-/** Bus edge of the memory service: parse, call one use case, return (STYLE.md habit 2). */
-@Controller()
-@UseFilters(RpcDomainExceptionFilter)
+/**
+ * Bus edge of the memory service: each handler receives a message validated by its message class, calls
+ * one use case with it and returns (docs/architecture.md, "Service shape").
+ */
+@BusEdge()
 export class MemoryMessageHandler {
   constructor(
     private readonly rememberUseCase: RememberUseCase,
@@ -30,27 +23,27 @@ export class MemoryMessageHandler {
   ) {}
 
   @MessagePattern(SUBJECTS.memory.remember)
-  remember(@Payload(new MessagePipe(MemoryRememberMessageSchema)) m: z.output<typeof MemoryRememberMessageSchema>) {
-    return this.rememberUseCase.execute(m.agentId, m.recordId, m.body);
+  remember(@Payload() m: MemoryRememberMessage) {
+    return this.rememberUseCase.execute(m);
   }
 
   @MessagePattern(SUBJECTS.memory.recall)
-  recall(@Payload(new MessagePipe(MemoryRecallMessageSchema)) m: z.output<typeof MemoryRecallMessageSchema>) {
-    return this.recallUseCase.execute(m.agentId, m.recordId, m.body);
+  recall(@Payload() m: MemoryRecallMessage) {
+    return this.recallUseCase.execute(m);
   }
 
   @MessagePattern(SUBJECTS.memory.forget)
-  forget(@Payload(new MessagePipe(MemoryForgetMessageSchema)) m: z.output<typeof MemoryForgetMessageSchema>) {
-    return this.forgetUseCase.execute(m.recordId, m.target);
+  forget(@Payload() m: MemoryForgetMessage) {
+    return this.forgetUseCase.execute(m);
   }
 
   @MessagePattern(SUBJECTS.memory.context)
-  context(@Payload(new MessagePipe(MemoryContextMessageSchema)) m: z.output<typeof MemoryContextMessageSchema>) {
-    return this.contextUseCase.execute(m.recordId, m.limit);
+  context(@Payload() m: MemoryContextMessage) {
+    return this.contextUseCase.execute(m);
   }
 
   @EventPattern(EVENTS.recordDeleted)
-  onRecordDeleted(@Payload(new MessagePipe(RecordDeletedEventSchema)) event: z.output<typeof RecordDeletedEventSchema>) {
+  onRecordDeleted(@Payload() event: RecordDeletedMessage) {
     return this.purgeRecordUseCase.execute(event);
   }
 }

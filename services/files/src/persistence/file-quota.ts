@@ -1,4 +1,5 @@
 import { ForbiddenError } from '@agent-memory/shared';
+import { advisoryXactLock } from '@agent-memory/platform';
 import type { Prisma } from './generated/client';
 
 /** Per-agent storage quota of files and raw blobs together (docs/api.md, "Storage quotas"; docs/configuration.md). */
@@ -38,7 +39,7 @@ export async function chargeFileWrite(
   w: { agentId: string; recordId: string; path: string; kind: StoredKind; sizeBytes: number },
   quota: FileQuota,
 ): Promise<void> {
-  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`files-path\n${w.kind}\n${w.recordId}\n${w.path}`}::text, 0))`;
+  await advisoryXactLock(tx, `files-path\n${w.kind}\n${w.recordId}\n${w.path}`);
   const [existing] =
     w.kind === 'file'
       ? await tx.$queryRaw<{ agentId: string; sizeBytes: number }[]>`

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { assertBeforeDeadline, IdempotencyClaimLostError } from '@agent-memory/platform';
-import { type MemoryType, newId, NotFoundError } from '@agent-memory/shared';
-import type { Memory, Prisma } from './generated/client';
+import { advisoryXactLock, assertBeforeDeadline, IdempotencyClaimLostError, PrismaIdempotencyStore, type PurgeTaskTable, RECORD_DELETION_TRANSACTION, RecordTombstones } from '@agent-memory/platform';
+import { type MemoryType, newId } from '@agent-memory/shared';
+import { type Memory, Prisma } from './generated/client';
 import { chargeMemoryUsage, DEFAULT_MEMORY_QUOTA, MEMORY_QUOTA, type MemoryQuota, type MemoryUsage, readMemoryUsage, releaseMemoryUsage } from './memory-quota';
 import { MEMORY_PRISMA, type MemoryPrismaClient } from './prisma';
 
@@ -61,15 +61,26 @@ export interface PurgeTask {
 }
 
 /**
+ * Tombstones of deleted records (`memory.deleted_records`) and the record advisory lock (key
+ * `memory-record\n<recordId>`): shared by remember, exclusive by the record's deletion.
+ */
+const tombstones = new RecordTombstones('"memory"."deleted_records"', 'memory-record');
+
+/**
  * Repository of the memory service's tables (memories, write log, idempotency keys, purge tasks).
  * Every multi-row change is one transaction, so the metadata never shows a half-done write or forget.
  */
 @Injectable()
-export class MemoryRepository {
+export class MemoryRepository implements PurgeTaskTable<PurgeTask> {
+  /** The idempotency keys of remember (`memory.idempotency_keys`; scope: the record id). */
+  readonly idempotency: PrismaIdempotencyStore;
+
   constructor(
     @Inject(MEMORY_PRISMA) private readonly prisma: MemoryPrismaClient,
     @Optional() @Inject(MEMORY_QUOTA) private readonly quota: MemoryQuota = DEFAULT_MEMORY_QUOTA,
-  ) {}
+  ) {
+    this.idempotency = new PrismaIdempotencyStore(prisma.memoryIdempotencyKey, Prisma.DbNull);
+  }
 
   /** The agent's stored memories and bytes now ({@link assertWithinMemoryQuota} checks a write against it early). */
   usage(agentId: string): Promise<MemoryUsage> {
@@ -127,9 +138,8 @@ export class MemoryRepository {
    */
   async saveRemember(w: RememberWrite, respond: (id: string) => unknown, writeVector?: (id: string) => Promise<void>): Promise<string> {
     return this.prisma.$transaction(async (tx) => {
-      await lockRecord(tx, w.recordId, 'shared');
-      if (await tx.memoryDeletedRecord.findUnique({ where: { recordId: w.recordId } })) throw new NotFoundError(`Record ${w.recordId} was deleted`);
-      await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`memory\n${w.recordId}\n${w.path}`}::text, 0))`;
+      await tombstones.refuseDeleted(tx, w.recordId);
+      await advisoryXactLock(tx, `memory\n${w.recordId}\n${w.path}`);
       const [existing] = await tx.$queryRaw<{ id: string; agentId: string; sizeBytes: number }[]>`
         SELECT id, agent_id AS "agentId", size_bytes AS "sizeBytes" FROM "memory"."memories" WHERE record_id = ${w.recordId} AND path = ${w.path} FOR UPDATE`;
       const id = existing?.id ?? w.id;
@@ -248,8 +258,7 @@ export class MemoryRepository {
    */
   async purgeRecordMetadata(recordId: string, taskId: string): Promise<PurgeTask> {
     return this.prisma.$transaction(async (tx) => {
-      await lockRecord(tx, recordId, 'exclusive');
-      await tx.memoryDeletedRecord.createMany({ data: [{ recordId }], skipDuplicates: true });
+      await tombstones.markDeleted(tx, recordId);
       const released = await tx.$queryRaw<{ agentId: string; memories: bigint; bytes: bigint }[]>`
         WITH gone AS (DELETE FROM "memory"."memories" WHERE record_id = ${recordId} RETURNING agent_id, size_bytes)
         SELECT agent_id AS "agentId", count(*) AS memories, coalesce(sum(size_bytes), 0) AS bytes FROM gone GROUP BY agent_id`;
@@ -258,12 +267,17 @@ export class MemoryRepository {
       await tx.memoryIdempotencyKey.deleteMany({ where: { recordId } });
       await tx.memoryPurgeTask.createMany({ data: [{ id: taskId, recordId, memoryId: null, blobKeys: [] }], skipDuplicates: true });
       return { id: taskId, recordId, memoryId: null, blobKeys: [] };
-      // It may wait behind remembers that hold the record lock across their vector upserts (up to 30 s).
-    }, { maxWait: 10_000, timeout: 35_000 });
+    }, RECORD_DELETION_TRANSACTION);
   }
 
+  /** Every pending purge task, oldest first. */
   pendingPurges(): Promise<PurgeTask[]> {
     return this.prisma.memoryPurgeTask.findMany({ orderBy: { createdAt: 'asc' } });
+  }
+
+  /** Purge tasks created before `before`, oldest first, at most `limit` (the purge sweep). */
+  purgesCreatedBefore(before: Date, limit: number): Promise<PurgeTask[]> {
+    return this.prisma.memoryPurgeTask.findMany({ where: { createdAt: { lt: before } }, orderBy: { createdAt: 'asc' }, take: limit });
   }
 
   findPurge(id: string): Promise<PurgeTask | null> {
@@ -274,19 +288,6 @@ export class MemoryRepository {
     await this.prisma.memoryPurgeTask.deleteMany({ where: { id } });
   }
 
-  releaseIdempotencyKey(recordId: string, key: string): Promise<unknown> {
-    return this.prisma.memoryIdempotencyKey.deleteMany({ where: { recordId, key, status: 'pending' } });
-  }
-}
-
-/**
- * Takes the transaction-scoped advisory lock of a record: `shared` for writes (remember), `exclusive` for
- * the record's deletion, so a deletion waits for the writes in flight and writes wait for a deletion.
- */
-async function lockRecord(tx: Prisma.TransactionClient, recordId: string, mode: 'shared' | 'exclusive'): Promise<void> {
-  const key = `memory-record\n${recordId}`;
-  if (mode === 'shared') await tx.$executeRaw`SELECT pg_advisory_xact_lock_shared(hashtextextended(${key}::text, 0))`;
-  else await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${key}::text, 0))`;
 }
 
 /**

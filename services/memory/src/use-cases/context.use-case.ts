@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { type ContextItem, type ContextResponse, MEMORY_TYPES } from '@agent-memory/shared';
 import { BLOB_STORE, type BlobStore, getVerifiedBlob, verifyBlob } from '@agent-memory/platform';
+import type { MemoryContextMessage } from '../memory.messages';
 import { MemoryRepository } from '../persistence/memory.repository';
 
 /**
@@ -17,7 +18,7 @@ export class ContextUseCase {
     @Inject(BLOB_STORE) private readonly blobs: BlobStore,
   ) {}
 
-  async execute(recordId: string, limit: number): Promise<ContextResponse> {
+  async execute({ recordId, limit }: MemoryContextMessage): Promise<ContextResponse> {
     const rows = await this.repository.listForContext(recordId, MEMORY_TYPES, limit);
     const items = await Promise.all(
       rows.map(async (row): Promise<ContextItem | null> => {

@@ -118,7 +118,7 @@ describe('enrichment and re-embedding (standalone platform, local LLM server)', 
     const recordId = newId('record');
     const content = 'Grind 18 g of beans, pour 250 ml of water at 94 °C, and wait four minutes before pressing.';
     reply = () => '{"type": "episode", "summary": "A French-press recipe."}';
-    const { result } = await remember.execute('agt_test', recordId, { content });
+    const { result } = await remember.execute({ agentId: 'agt_test', recordId, body: { content } });
     expect(result.type).not.toBe('episode');
     const before = await row(result.id);
     await jobs.drain();
@@ -139,7 +139,7 @@ describe('enrichment and re-embedding (standalone platform, local LLM server)', 
     const recordId = newId('record');
     const content = 'The quarterly report is due on the first Monday of April, May and June.';
     reply = () => '{"type": "skill", "summary": "Quarterly report due dates."}';
-    const { result } = await remember.execute('agt_test', recordId, { content, type: 'fact' });
+    const { result } = await remember.execute({ agentId: 'agt_test', recordId, body: { content, type: 'fact' } });
     await jobs.drain();
     expect(await row(result.id)).toMatchObject({ type: 'fact', summary: 'Quarterly report due dates.' });
     expect(await indexedAs(recordId, content, 'fact')).toEqual([result.id]);
@@ -148,7 +148,7 @@ describe('enrichment and re-embedding (standalone platform, local LLM server)', 
   it('keeps the local type and summary when the reply is not a valid enrichment', async () => {
     const recordId = newId('record');
     reply = () => 'I think this is a fact about tea.';
-    const { result } = await remember.execute('agt_test', recordId, { content: 'I drink green tea every afternoon.' });
+    const { result } = await remember.execute({ agentId: 'agt_test', recordId, body: { content: 'I drink green tea every afternoon.' } });
     await jobs.drain();
     expect(llmRequests).toHaveLength(1);
     expect(await row(result.id)).toMatchObject({ type: result.type, summary: result.summary });
@@ -161,9 +161,9 @@ describe('enrichment and re-embedding (standalone platform, local LLM server)', 
     const content = 'My sister Lena moved to Vienna last spring.';
     reply = () => '{"type": "skill", "summary": "Lena lives in Vienna."}';
     const held = holdLlm();
-    const { result } = await remember.execute('agt_test', recordId, { content });
+    const { result } = await remember.execute({ agentId: 'agt_test', recordId, body: { content } });
     await held.requested;
-    await forget.execute(recordId, { id: result.id });
+    await forget.execute({ agentId: 'agt_test', recordId, target: { id: result.id } });
     expect(await index.count(recordId)).toBe(0);
     held.release();
     await jobs.drain();
@@ -182,10 +182,10 @@ describe('enrichment and re-embedding (standalone platform, local LLM server)', 
     const recordId = newId('record');
     reply = (content) => (content.startsWith('v1') ? '{"type": "skill", "summary": "Old version."}' : '{"summary": "New version."}');
     const held = holdLlm();
-    const first = await remember.execute('agt_test', recordId, { content: 'v1: the office wifi password is on the fridge.', path: 'office/wifi' });
+    const first = await remember.execute({ agentId: 'agt_test', recordId, body: { content: 'v1: the office wifi password is on the fridge.', path: 'office/wifi' } });
     await held.requested;
     gate = null;
-    const second = await remember.execute('agt_test', recordId, { content: 'v2: the office wifi password changed to hunter2.', path: 'office/wifi', type: 'fact' });
+    const second = await remember.execute({ agentId: 'agt_test', recordId, body: { content: 'v2: the office wifi password changed to hunter2.', path: 'office/wifi', type: 'fact' } });
     expect(second.result.id).toBe(first.result.id);
     held.release();
     await jobs.drain();
@@ -199,12 +199,12 @@ describe('enrichment and re-embedding (standalone platform, local LLM server)', 
     const recordId = newId('record');
     const contents = ['Ana is a nurse in Lisbon.', 'Bob plays the cello.', 'The deploy key is in the vault.', 'We hiked Mount Olympus in 2019.', 'To reset the router, hold the button for ten seconds.'];
     const ids: string[] = [];
-    for (const content of contents) ids.push((await remember.execute('agt_test', recordId, { content })).result.id);
+    for (const content of contents) ids.push((await remember.execute({ agentId: 'agt_test', recordId, body: { content } })).result.id);
     await jobs.drain();
     // As after an embedder change: rows carry the old id, and the index opened for the new embedder is empty.
     await prisma.memory.updateMany({ where: { recordId }, data: { embedderId: 'old-model@512' } });
     await index.deleteTenant(recordId);
-    await forget.execute(recordId, { id: ids[1]! });
+    await forget.execute({ agentId: 'agt_test', recordId, target: { id: ids[1]! } });
 
     const first = await reembed.runBatch({ embedderId: embedder.id }, 2);
     expect(first.reembedded).toBe(2);
@@ -229,7 +229,7 @@ describe('enrichment and re-embedding (standalone platform, local LLM server)', 
 
   it('queues re-embedding at start-up when any memory has another embedder id', async () => {
     const recordId = newId('record');
-    const { result } = await remember.execute('agt_test', recordId, { content: 'Carla is allergic to penicillin.', type: 'fact' });
+    const { result } = await remember.execute({ agentId: 'agt_test', recordId, body: { content: 'Carla is allergic to penicillin.', type: 'fact' } });
     await jobs.drain();
     await prisma.memory.updateMany({ data: { embedderId: 'old-model@512' } });
     await index.delete(recordId, [result.id]);

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { type ForgetResponse, NotFoundError } from '@agent-memory/shared';
+import type { MemoryForgetMessage } from '../memory.messages';
 import { MemoryRepository } from '../persistence/memory.repository';
 import { PurgeStoresUseCase } from './purge-stores.use-case';
 
@@ -16,7 +17,7 @@ export class ForgetUseCase {
     private readonly purge: PurgeStoresUseCase,
   ) {}
 
-  async execute(recordId: string, target: { path: string } | { id: string }): Promise<ForgetResponse> {
+  async execute({ recordId, target }: MemoryForgetMessage): Promise<ForgetResponse> {
     const memory = 'path' in target ? await this.repository.findByPath(recordId, target.path) : await this.repository.findById(recordId, target.id);
     if (!memory) throw new NotFoundError('path' in target ? `No memory at path ${JSON.stringify(target.path)}` : `No memory with id ${target.id}`);
     const task = await this.repository.forget(memory);

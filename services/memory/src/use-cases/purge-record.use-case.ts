@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { RecordDeletedEvent } from '@agent-memory/shared';
+import type { RecordDeletedMessage } from '../memory.messages';
 import { MemoryRepository } from '../persistence/memory.repository';
 import { PurgeStoresUseCase } from './purge-stores.use-case';
 
@@ -15,7 +15,7 @@ export class PurgeRecordUseCase {
     private readonly purge: PurgeStoresUseCase,
   ) {}
 
-  async execute(event: RecordDeletedEvent): Promise<void> {
+  async execute(event: RecordDeletedMessage): Promise<void> {
     for (const recordId of event.recordIds) {
       const task = await this.repository.purgeRecordMetadata(recordId, `${event.eventId}:${recordId}`);
       await this.purge.runOrQueue(task);

@@ -33,9 +33,9 @@ describe('embedding scope of recall and remember (cross-tenant cache isolation)'
     const scopes: (string | undefined)[] = [];
     const spy = jest.spyOn(embedder, 'embed');
     const recall = new RecallUseCase(noRows, embedder, emptyIndex);
-    await recall.execute('agt_alice', 'rec_alice', { query: 'What is the door code?', limit: 5 });
-    await recall.execute('agt_bob', 'rec_bob', { query: 'What is the door code?', limit: 5 });
-    await recall.execute('agt_alice', 'rec_alice', { query: 'What is the door code?', limit: 5 });
+    await recall.execute({ agentId: 'agt_alice', recordId: 'rec_alice', body: { query: 'What is the door code?', limit: 5 } });
+    await recall.execute({ agentId: 'agt_bob', recordId: 'rec_bob', body: { query: 'What is the door code?', limit: 5 } });
+    await recall.execute({ agentId: 'agt_alice', recordId: 'rec_alice', body: { query: 'What is the door code?', limit: 5 } });
     for (const call of spy.mock.calls) scopes.push((call[1] as EmbedOptions | undefined)?.scope);
     expect(scopes).toEqual(['rec_alice', 'rec_bob', 'rec_alice']);
     // Bob's identical question was embedded by the model; Alice's repeat came from her own cache entry.

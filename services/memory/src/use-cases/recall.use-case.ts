@@ -1,7 +1,8 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { FairScheduler, requestDeadline } from '@agent-memory/platform';
-import { DomainError, type RecallBody, type RecalledMemory, type RecallResponse } from '@agent-memory/shared';
+import { DomainError, type RecalledMemory, type RecallResponse } from '@agent-memory/shared';
 import { EMBEDDER, type Embedder } from '../embedding/embedder.port';
+import type { MemoryRecallMessage } from '../memory.messages';
 import { MemoryRepository } from '../persistence/memory.repository';
 import { hybridSearch } from '../recall/hybrid-search';
 import { denseQueryText } from '../recall/query-rewrite';
@@ -28,7 +29,7 @@ export class RecallUseCase {
    * Recall for `agentId` (whose fair turn the query embedding and search wait for, docs/configuration.md
    * "Fairness between agents") in `recordId`. Errors: RATE_LIMITED when too many of the agent's calls wait.
    */
-  async execute(agentId: string, recordId: string, body: RecallBody): Promise<RecallResponse> {
+  async execute({ agentId, recordId, body }: MemoryRecallMessage): Promise<RecallResponse> {
     const ranked = await this.scheduler.run(agentId, RECALL_COST, async () => {
       // A call that waited past its deadline is answered 500 by the gateway already: skip its work.
       const deadline = requestDeadline();

@@ -7,7 +7,6 @@ import { DomainError, newId, type RememberBody } from '@agent-memory/shared';
 import { createTestDatabase, HookedBlobStore, type TestDatabase } from '@agent-memory/testing';
 import { PrototypeMemoryTypeClassifier } from '../classification/prototype.memory-type-classifier';
 import { UseLiteEmbedder } from '../embedding/use-lite.embedder';
-import { MemoryMaintenanceRepository } from '../persistence/memory-maintenance.repository';
 import { MemoryRepository } from '../persistence/memory.repository';
 import { type MemoryPrismaClient, openMemoryPrisma } from '../persistence/prisma';
 import { embedDocument } from '../recall/document-embedding';
@@ -55,8 +54,8 @@ describe('remember with two replicas over PostgreSQL', () => {
       const repository = new MemoryRepository(prisma);
       const jobs = new InProcessJobQueue();
       const enrichment = new EnrichMemoryUseCase(repository, null, embedder, index, blobs, jobs);
-      const remember = new RememberUseCase(repository, prisma, embedder, new PrototypeMemoryTypeClassifier(embedder), new ExtractiveSummariser(), index, blobs, enrichment);
-      const purge = new PurgeStoresUseCase(repository, new MemoryMaintenanceRepository(prisma), index, blobs, jobs);
+      const remember = new RememberUseCase(repository, embedder, new PrototypeMemoryTypeClassifier(embedder), new ExtractiveSummariser(), index, blobs, enrichment);
+      const purge = new PurgeStoresUseCase(repository, index, blobs, jobs);
       replicas.push({ db, prisma, repository, remember, purge, purgeRecord: new PurgeRecordUseCase(repository, purge) });
     }
   }, 120_000);
@@ -101,7 +100,7 @@ describe('remember with two replicas over PostgreSQL', () => {
     ];
     // Both replicas reach their write transaction only after both have done everything before it.
     blobs.barrier(2);
-    const answers = await Promise.all(bodies.map((body, i) => replicas[i]!.remember.execute(agentId, recordId, body)));
+    const answers = await Promise.all(bodies.map((body, i) => replicas[i]!.remember.execute({ agentId, recordId, body })));
 
     const stored = await rows(recordId);
     expect(stored).toHaveLength(1);
@@ -122,7 +121,7 @@ describe('remember with two replicas over PostgreSQL', () => {
   it('a remember that found a memory which a forget then removed writes a new memory that the forget purge leaves intact', async () => {
     const recordId = newId('record');
     const body: RememberBody = { content: 'The office Wi-Fi password rotates on the first of each month.', type: 'fact', path: 'notes/wifi' };
-    const first = await replicas[0]!.remember.execute(agentId, recordId, body);
+    const first = await replicas[0]!.remember.execute({ agentId, recordId, body });
     const forgotten = (await replicas[1]!.repository.findByPath(recordId, 'notes/wifi'))!;
     // The forget (replica 1) commits its metadata while replica 0's remember of the same content is between
     // its reads and its write transaction; its store purge runs after that remember has committed.
@@ -130,7 +129,7 @@ describe('remember with two replicas over PostgreSQL', () => {
     blobs.hook = async () => {
       task = await replicas[1]!.repository.forget(forgotten);
     };
-    const second = await replicas[0]!.remember.execute(agentId, recordId, body);
+    const second = await replicas[0]!.remember.execute({ agentId, recordId, body });
     expect(task).not.toBeNull();
     await replicas[1]!.purge.runOrQueue(task!);
 
@@ -149,9 +148,9 @@ describe('remember with two replicas over PostgreSQL', () => {
     blobs.hook = async () => {
       // Replica 0 stalls past IDEMPOTENCY_ABANDONED_AFTER_MS after its claim; a retry reaches replica 1.
       await replicas[1]!.prisma.memoryIdempotencyKey.updateMany({ where: { recordId, key: 'k-takeover' }, data: { createdAt: new Date(Date.now() - 31_000) } });
-      takerAnswer = await replicas[1]!.remember.execute(agentId, recordId, body);
+      takerAnswer = await replicas[1]!.remember.execute({ agentId, recordId, body });
     };
-    const original = await replicas[0]!.remember.execute(agentId, recordId, body);
+    const original = await replicas[0]!.remember.execute({ agentId, recordId, body });
 
     expect(takerAnswer?.replayed).toBe(false);
     expect(original).toEqual({ result: takerAnswer!.result, replayed: true, commitId: takerAnswer!.commitId });
@@ -163,12 +162,12 @@ describe('remember with two replicas over PostgreSQL', () => {
 
   it('a remember whose transaction starts after its record was purged gets NOT_FOUND and leaves nothing', async () => {
     const recordId = newId('record');
-    await replicas[0]!.remember.execute(agentId, recordId, { content: 'Standup is at 9:30 on weekdays.', type: 'fact', path: 'notes/standup' });
+    await replicas[0]!.remember.execute({ agentId, recordId, body: { content: 'Standup is at 9:30 on weekdays.', type: 'fact', path: 'notes/standup' } });
     blobs.hook = async () => {
       await replicas[1]!.purgeRecord.execute({ eventId: newId('record'), agentId, recordIds: [recordId], deletedAt: new Date().toISOString() });
     };
     const code = await domainCode(
-      replicas[0]!.remember.execute(agentId, recordId, { content: 'Retro is on Friday afternoons.', type: 'fact', path: 'notes/retro', idempotency_key: 'k-deleted' }),
+      replicas[0]!.remember.execute({ agentId, recordId, body: { content: 'Retro is on Friday afternoons.', type: 'fact', path: 'notes/retro', idempotency_key: 'k-deleted' } }),
     );
 
     expect(code).toBe('NOT_FOUND');
@@ -178,6 +177,6 @@ describe('remember with two replicas over PostgreSQL', () => {
     expect(await replicas[0]!.prisma.memoryWriteLog.count({ where: { recordId } })).toBe(0);
     expect(await replicas[0]!.prisma.memoryIdempotencyKey.count({ where: { recordId } })).toBe(0);
     // Later remembers into the deleted record are refused too.
-    expect(await domainCode(replicas[1]!.remember.execute(agentId, recordId, { content: 'Anything.', type: 'fact' }))).toBe('NOT_FOUND');
+    expect(await domainCode(replicas[1]!.remember.execute({ agentId, recordId, body: { content: 'Anything.', type: 'fact' } }))).toBe('NOT_FOUND');
   }, 60_000);
 });

@@ -42,7 +42,7 @@ describe('remember and the request deadline', () => {
     prisma = await openMemoryPrisma(db);
     const repository = new MemoryRepository(prisma);
     const enrichment = new EnrichMemoryUseCase(repository, null, embedder, index, blobs, new InProcessJobQueue());
-    remember = new RememberUseCase(repository, prisma, embedder, new PrototypeMemoryTypeClassifier(embedder), new ExtractiveSummariser(), index, blobs, enrichment);
+    remember = new RememberUseCase(repository, embedder, new PrototypeMemoryTypeClassifier(embedder), new ExtractiveSummariser(), index, blobs, enrichment);
   }, 120_000);
 
   afterAll(async () => {
@@ -68,7 +68,7 @@ describe('remember and the request deadline', () => {
     const body: RememberBody = { content: 'The backup tapes go to the off-site vault every Friday.', type: 'fact', idempotency_key: 'k-late' };
     // the blob store stalls past the deadline, as a slow S3 does while the gateway's bus request times out
     blobs.hook = () => new Promise((resolve) => setTimeout(resolve, 800));
-    const late = await withDeadline(300, () => remember.execute(agentId, recordId, body)).then(
+    const late = await withDeadline(300, () => remember.execute({ agentId, recordId, body })).then(
       () => 'applied',
       (err: unknown) => (err instanceof DomainError ? err.code : String(err)),
     );
@@ -79,10 +79,10 @@ describe('remember and the request deadline', () => {
     expect(await blobs.list(`records/${recordId}/`)).toEqual([]);
     expect(await prisma.memoryIdempotencyKey.count({ where: { recordId } })).toBe(0);
 
-    const retry = await withDeadline(10_000, () => remember.execute(agentId, recordId, body));
+    const retry = await withDeadline(10_000, () => remember.execute({ agentId, recordId, body }));
     expect(retry.replayed).toBe(false);
     expect((await rows(recordId)).map((r) => r.id)).toEqual([retry.result.id]);
-    const replay = await withDeadline(10_000, () => remember.execute(agentId, recordId, body));
+    const replay = await withDeadline(10_000, () => remember.execute({ agentId, recordId, body }));
     expect(replay).toMatchObject({ result: retry.result, replayed: true });
     expect(replay.commitId).toBeDefined();
     expect(replay.commitId).toBe(retry.commitId);
@@ -97,7 +97,7 @@ describe('remember and the request deadline', () => {
       await new Promise((resolve) => setTimeout(resolve, 2_000));
     });
     try {
-      const late = await withDeadline(1_500, () => remember.execute(agentId, recordId, { content: 'The spare keys hang behind the reception desk.', type: 'fact' })).then(
+      const late = await withDeadline(1_500, () => remember.execute({ agentId, recordId, body: { content: 'The spare keys hang behind the reception desk.', type: 'fact' } })).then(
         () => 'applied',
         (err: unknown) => (err instanceof DomainError ? err.code : String(err)),
       );
@@ -122,10 +122,10 @@ describe('remember and the request deadline', () => {
       reached();
       return stalled;
     };
-    const first = withDeadline(60_000, () => remember.execute(agentId, recordId, body));
+    const first = withDeadline(60_000, () => remember.execute({ agentId, recordId, body }));
     await atBlobStore;
 
-    const busy = await withDeadline(10_000, () => remember.execute(agentId, recordId, body)).then(
+    const busy = await withDeadline(10_000, () => remember.execute({ agentId, recordId, body })).then(
       () => undefined,
       (err: unknown) => err,
     );
@@ -136,7 +136,7 @@ describe('remember and the request deadline', () => {
 
     // the first request's deadline passes (it can no longer commit): its claim is taken over by the retry
     await prisma.memoryIdempotencyKey.updateMany({ where: { recordId, key: 'k-busy' }, data: { expiresAt: new Date(Date.now() - 1) } });
-    const retry = await withDeadline(10_000, () => remember.execute(agentId, recordId, body));
+    const retry = await withDeadline(10_000, () => remember.execute({ agentId, recordId, body }));
     expect(retry.replayed).toBe(false);
 
     unstall();

@@ -44,8 +44,8 @@ describe('remember: the save is not a scheduler job', () => {
   it("lets another agent's job run while a write's save waits on a lock (one slot in the process)", async () => {
     const scheduler = new FairScheduler({ concurrency: 1, perAgentConcurrency: 1, perAgentQueue: 10 });
     const { repository, release, saves } = blockedRepository();
-    const remember = new RememberUseCase(repository, prisma, embedder, classifier, summariser, index, blobs, enrichment, scheduler);
-    const write = remember.execute('agt_a', 'rec_a', { content: 'The door code is 4711.', type: 'fact' });
+    const remember = new RememberUseCase(repository, embedder, classifier, summariser, index, blobs, enrichment, scheduler);
+    const write = remember.execute({ agentId: 'agt_a', recordId: 'rec_a', body: { content: 'The door code is 4711.', type: 'fact' } });
     while (saves.length === 0) await new Promise((resolve) => setImmediate(resolve));
     // The save is blocked; a recall of agent B must still get the slot.
     const other = scheduler.run('agt_b', 1, async () => 'recall done');

@@ -17,12 +17,11 @@ import {
 } from '@agent-memory/platform';
 import { MEMORY_TYPE_CLASSIFIER, type MemoryTypeClassifier } from '../classification/memory-type-classifier.port';
 import { EMBEDDER, type Embedder } from '../embedding/embedder.port';
-import { MemoryIdempotencyStore } from '../persistence/memory-idempotency.store';
 import { assertWithinMemoryQuota } from '../persistence/memory-quota';
 import { MemoryRepository } from '../persistence/memory.repository';
-import { MEMORY_PRISMA, type MemoryPrismaClient } from '../persistence/prisma';
 import { embedDocument } from '../recall/document-embedding';
 import { encodeKeywords } from '../recall/keyword-encoder';
+import type { MemoryRememberMessage } from '../memory.messages';
 import { SUMMARISER, type Summariser } from '../summary/summariser.port';
 import { VECTOR_INDEX, type VectorIndex } from '../vector-index/vector-index.port';
 import { DEFAULT_MEMORY_ADMISSION, MEMORY_WORK_SCHEDULER, rememberCost } from './admission';
@@ -40,12 +39,10 @@ import { EnrichMemoryUseCase } from './enrich-memory.use-case';
  */
 @Injectable()
 export class RememberUseCase {
-  private readonly idempotency: MemoryIdempotencyStore;
   private readonly pathLocks = new KeyedMutex();
 
   constructor(
     private readonly repository: MemoryRepository,
-    @Inject(MEMORY_PRISMA) prisma: MemoryPrismaClient,
     @Inject(EMBEDDER) private readonly embedder: Embedder,
     @Inject(MEMORY_TYPE_CLASSIFIER) private readonly classifier: MemoryTypeClassifier,
     @Inject(SUMMARISER) private readonly summariser: Summariser,
@@ -53,9 +50,7 @@ export class RememberUseCase {
     @Inject(BLOB_STORE) private readonly blobs: BlobStore,
     private readonly enrichment: EnrichMemoryUseCase,
     @Optional() @Inject(MEMORY_WORK_SCHEDULER) private readonly scheduler: FairScheduler = new FairScheduler(DEFAULT_MEMORY_ADMISSION),
-  ) {
-    this.idempotency = new MemoryIdempotencyStore(prisma);
-  }
+  ) {}
 
   /**
    * Returns the memory's id, path, type and summary; `replayed` marks an idempotent replay, and
@@ -69,12 +64,12 @@ export class RememberUseCase {
    * agent's storage quota, docs/api.md; nothing is stored), RATE_LIMITED (too many of this agent's
    * writes and recalls waiting, {@link FairScheduler}).
    */
-  async execute(agentId: string, recordId: string, body: RememberBody): Promise<{ result: RememberResponse; replayed: boolean; commitId?: string }> {
+  async execute({ agentId, recordId, body }: MemoryRememberMessage): Promise<{ result: RememberResponse; replayed: boolean; commitId?: string }> {
     const key = body.idempotency_key;
     const fingerprint = sha256Hex(canonicalJson({ op: 'remember', content: body.content, type: body.type, path: body.path }));
     let claimedAt: Date | undefined;
     if (key) {
-      const claim = await claimIdempotencyKey(this.idempotency, recordId, key, fingerprint);
+      const claim = await claimIdempotencyKey(this.repository.idempotency, recordId, key, fingerprint);
       if (!claim.claimed) return { result: claim.replay as RememberResponse, replayed: true, commitId: idempotentCommitId('memory', recordId, key, claim.claimedAt) };
       claimedAt = claim.claimedAt;
     }
@@ -133,10 +128,10 @@ export class RememberUseCase {
       return { result: respond(id), replayed: false, commitId: key && claimedAt ? idempotentCommitId('memory', recordId, key, claimedAt) : undefined };
     } catch (err) {
       if (err instanceof IdempotencyClaimLostError) {
-        const answer = answerAfterLostClaim(await this.idempotency.find(recordId, err.key), fingerprint);
+        const answer = answerAfterLostClaim(await this.repository.idempotency.find(recordId, err.key), fingerprint);
         return { result: answer.replay as RememberResponse, replayed: true, commitId: idempotentCommitId('memory', recordId, err.key, answer.claimedAt) };
       }
-      if (key && claimedAt) await this.idempotency.release(recordId, key, claimedAt);
+      if (key && claimedAt) await this.repository.idempotency.release(recordId, key, claimedAt);
       throw err;
     }
   }
