@@ -3,6 +3,9 @@ import { randomBase62 } from '@agent-memory/shared';
 import { sha256Hex } from '@agent-memory/platform';
 import type { KeyEnvironment } from '@agent-memory/shared';
 
+/** Injection token of the agent key prefix (`amk` by default: `amk_live_…`, `amk_session_…`). */
+export const AGENT_KEY_PREFIX = Symbol('AgentKeyPrefix');
+
 /** Length of the random part of a key: 43 base62 characters ≈ 256 bits (docs/api.md, "Agents and keys"). */
 export const KEY_SECRET_LENGTH = 43;
 const KEY_FORMAT = /^([a-z][a-z0-9]{1,15})_(live|test)_([0-9A-Za-z]{43})$/;

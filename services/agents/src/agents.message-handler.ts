@@ -1,74 +1,71 @@
-import { Controller, UseFilters } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import type { z } from 'zod';
+import { SUBJECTS } from '@agent-memory/shared';
+import { BusEdge } from '@agent-memory/platform';
 import {
-  AgentsAuthenticateKeyMessageSchema,
-  AgentsCreateMessageSchema,
-  AgentsFindByWalletMessageSchema,
-  AgentsGetMessageSchema,
-  AgentsKeysListMessageSchema,
-  AgentsKeysRevokeMessageSchema,
-  AgentsKeysRotateMessageSchema,
-  AgentsWalletChallengeMessageSchema,
-  SUBJECTS,
-} from '@agent-memory/shared';
-import { MessagePipe, RpcDomainExceptionFilter } from '@agent-memory/platform';
-import { AgentKeysService } from './agent-keys.service';
-import { AgentsService } from './agents.service';
-import { WalletProofsService } from './wallet-proofs.service';
+  AuthenticateKeyMessage,
+  CreateAgentMessage,
+  FindAgentByWalletMessage,
+  GetAgentMessage,
+  ListKeysMessage,
+  RevokeKeyMessage,
+  RotateKeyMessage,
+  WalletChallengeMessage,
+} from './agents.messages';
+import { AgentKeysUseCases } from './use-cases/agent-keys.use-cases';
+import { AgentsUseCases } from './use-cases/agents.use-cases';
+import { WalletProofsUseCases } from './use-cases/wallet-proofs.use-cases';
 
-/** Bus edge of the agents service: agents, wallets (and proofs of them) and agent keys. */
-@Controller()
-@UseFilters(RpcDomainExceptionFilter)
+/** Bus edge of the agents service: agents, wallets (and proofs of them) and agent keys. Receive a validated message, call one use case, return. */
+@BusEdge()
 export class AgentsMessageHandler {
   constructor(
-    private readonly agents: AgentsService,
-    private readonly keys: AgentKeysService,
-    private readonly walletProofs: WalletProofsService,
+    private readonly agents: AgentsUseCases,
+    private readonly keys: AgentKeysUseCases,
+    private readonly walletProofs: WalletProofsUseCases,
   ) {}
 
   @MessagePattern(SUBJECTS.agents.create)
-  create(@Payload(new MessagePipe(AgentsCreateMessageSchema)) m: z.output<typeof AgentsCreateMessageSchema>) {
-    return this.agents.create(m.body);
+  create(@Payload() m: CreateAgentMessage) {
+    return this.agents.create(m);
   }
 
   @MessagePattern(SUBJECTS.agents.walletChallenge)
-  walletChallenge(@Payload(new MessagePipe(AgentsWalletChallengeMessageSchema)) m: z.output<typeof AgentsWalletChallengeMessageSchema>) {
-    return this.walletProofs.issue(m.walletAddress);
+  walletChallenge(@Payload() m: WalletChallengeMessage) {
+    return this.walletProofs.issue(m);
   }
 
   @MessagePattern(SUBJECTS.agents.authenticateKey)
-  authenticate(@Payload(new MessagePipe(AgentsAuthenticateKeyMessageSchema)) m: z.output<typeof AgentsAuthenticateKeyMessageSchema>) {
-    return this.keys.authenticate(m.agentKey);
+  authenticate(@Payload() m: AuthenticateKeyMessage) {
+    return this.keys.authenticate(m);
   }
 
   @MessagePattern(SUBJECTS.agents.get)
-  get(@Payload(new MessagePipe(AgentsGetMessageSchema)) m: z.output<typeof AgentsGetMessageSchema>) {
-    return this.agents.get(m.agentId);
+  get(@Payload() m: GetAgentMessage) {
+    return this.agents.get(m);
   }
 
   @MessagePattern(SUBJECTS.agents.getWallet)
-  getWallet(@Payload(new MessagePipe(AgentsGetMessageSchema)) m: z.output<typeof AgentsGetMessageSchema>) {
-    return this.agents.getWallet(m.agentId);
+  getWallet(@Payload() m: GetAgentMessage) {
+    return this.agents.getWallet(m);
   }
 
   @MessagePattern(SUBJECTS.agents.findByWallet)
-  findByWallet(@Payload(new MessagePipe(AgentsFindByWalletMessageSchema)) m: z.output<typeof AgentsFindByWalletMessageSchema>) {
-    return this.agents.findByWallet(m.walletAddress);
+  findByWallet(@Payload() m: FindAgentByWalletMessage) {
+    return this.agents.findByWallet(m);
   }
 
   @MessagePattern(SUBJECTS.agents.listKeys)
-  listKeys(@Payload(new MessagePipe(AgentsKeysListMessageSchema)) m: z.output<typeof AgentsKeysListMessageSchema>) {
-    return this.keys.list(m.agentId);
+  listKeys(@Payload() m: ListKeysMessage) {
+    return this.keys.list(m);
   }
 
   @MessagePattern(SUBJECTS.agents.rotateKey)
-  rotateKey(@Payload(new MessagePipe(AgentsKeysRotateMessageSchema)) m: z.output<typeof AgentsKeysRotateMessageSchema>) {
-    return this.keys.rotate(m.agentId, m.graceSeconds, m.requestedBy);
+  rotateKey(@Payload() m: RotateKeyMessage) {
+    return this.keys.rotate(m);
   }
 
   @MessagePattern(SUBJECTS.agents.revokeKey)
-  revokeKey(@Payload(new MessagePipe(AgentsKeysRevokeMessageSchema)) m: z.output<typeof AgentsKeysRevokeMessageSchema>) {
-    return this.keys.revoke(m.agentId, m.keyId, m.requestedBy);
+  revokeKey(@Payload() m: RevokeKeyMessage) {
+    return this.keys.revoke(m);
   }
 }

@@ -1,17 +1,22 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { AUTH_DEFAULTS } from '@agent-memory/shared';
 import { DATABASE, type Database } from '@agent-memory/platform';
-import { AGENT_KEY_PREFIX, AGENTS_PRISMA, AgentKeysService, KEY_ROTATION_GRACE_SECONDS } from './agent-keys.service';
+import { AGENT_KEY_PREFIX } from './agent-key';
 import { AgentsMessageHandler } from './agents.message-handler';
-import { AgentsService } from './agents.service';
 import { CLOCK, type Clock, systemClock } from './clock';
-import { ClaimsService } from './humans/claims.service';
 import { HumansMessageHandler } from './humans/humans.message-handler';
 import { DEFAULT_PASSKEY_OPTIONS, PASSKEY_OPTIONS, type PasskeyOptions } from './humans/passkey.options';
-import { PasskeysService } from './humans/passkeys.service';
-import { SessionsService } from './humans/sessions.service';
-import { openAgentsPrisma } from './persistence/prisma';
-import { WALLET_SIGNATURE_REALM, WalletProofsService, type WalletSignatureRealm } from './wallet-proofs.service';
+import { ClaimsUseCases } from './humans/use-cases/claims.use-cases';
+import { PasskeysUseCases } from './humans/use-cases/passkeys.use-cases';
+import { SessionsUseCases } from './humans/use-cases/sessions.use-cases';
+import { AgentsRepository } from './persistence/agents.repository';
+import { HumansRepository } from './persistence/humans.repository';
+import { PrismaAgentsRepository } from './persistence/prisma-agents.repository';
+import { PrismaHumansRepository } from './persistence/prisma-humans.repository';
+import { AGENTS_PRISMA, openAgentsPrisma } from './persistence/prisma';
+import { AgentKeysUseCases, KEY_ROTATION_GRACE_SECONDS } from './use-cases/agent-keys.use-cases';
+import { AgentsUseCases } from './use-cases/agents.use-cases';
+import { WALLET_SIGNATURE_REALM, WalletProofsUseCases, type WalletSignatureRealm } from './use-cases/wallet-proofs.use-cases';
 
 export interface AgentsModuleOptions {
   /** Prefix of issued agent keys (`<prefix>_live_<secret>`) and session credentials (`<prefix>_session_<secret>`). */
@@ -30,8 +35,9 @@ export interface AgentsModuleOptions {
 }
 
 /**
- * The agents service (docs/architecture.md, "Processes"): owns agents, key hashes, wallets, human accounts, passkeys,
- * sessions and claims; answers `agents.v1.*`.
+ * The agents service (docs/architecture.md, "Processes"): owns agents, key hashes, wallets, human
+ * accounts, passkeys, sessions and claims; answers `agents.v1.*`. It has no background work (expired
+ * challenges and sessions are swept when new ones are stored), hence no lifecycle class.
  */
 @Module({})
 export class AgentsModule {
@@ -41,17 +47,19 @@ export class AgentsModule {
       controllers: [AgentsMessageHandler, HumansMessageHandler],
       providers: [
         { provide: AGENTS_PRISMA, useFactory: (db: Database) => openAgentsPrisma(db), inject: [DATABASE] },
+        { provide: AgentsRepository, useClass: PrismaAgentsRepository },
+        { provide: HumansRepository, useClass: PrismaHumansRepository },
         { provide: AGENT_KEY_PREFIX, useValue: options.keyPrefix },
         { provide: KEY_ROTATION_GRACE_SECONDS, useValue: options.keyRotationGraceSeconds ?? AUTH_DEFAULTS.keyRotationGraceSeconds },
         { provide: PASSKEY_OPTIONS, useValue: { ...DEFAULT_PASSKEY_OPTIONS, ...options.passkeys } },
         { provide: CLOCK, useValue: options.clock ?? systemClock },
         { provide: WALLET_SIGNATURE_REALM, useValue: options.signatureRealm ?? { domain: 'localhost', chainId: 84532 } },
-        WalletProofsService,
-        AgentsService,
-        AgentKeysService,
-        PasskeysService,
-        SessionsService,
-        ClaimsService,
+        WalletProofsUseCases,
+        AgentsUseCases,
+        AgentKeysUseCases,
+        PasskeysUseCases,
+        SessionsUseCases,
+        ClaimsUseCases,
       ],
     };
   }

@@ -1,7 +1,5 @@
 export * from './agents.module';
-export * from './agents.service';
-export * from './agent-keys.service';
 export * from './agent-key';
 export * from './clock';
 export * from './humans/passkey.options';
-export * from './wallet-proofs.service';
+export { type WalletSignatureRealm } from './use-cases/wallet-proofs.use-cases';

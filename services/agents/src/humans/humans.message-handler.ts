@@ -1,92 +1,92 @@
-import { Controller, UseFilters } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import type { z } from 'zod';
+import { SUBJECTS } from '@agent-memory/shared';
+import { BusEdge } from '@agent-memory/platform';
 import {
-  ClaimsCreateMessageSchema,
-  ClaimsDeleteMessageSchema,
-  ClaimsListMessageSchema,
-  ClaimsReleaseByAgentMessageSchema,
-  ClaimsResolveMessageSchema,
-  HumansGetMessageSchema,
-  PasskeysLoginOptionsMessageSchema,
-  PasskeysRegisterOptionsMessageSchema,
-  PasskeysVerifyMessageSchema,
-  SessionsAuthenticateMessageSchema,
-  SessionsEndMessageSchema,
-  SUBJECTS,
-} from '@agent-memory/shared';
-import { MessagePipe, RpcDomainExceptionFilter } from '@agent-memory/platform';
-import { ClaimsService } from './claims.service';
-import { PasskeysService } from './passkeys.service';
-import { SessionsService } from './sessions.service';
+  AuthenticateSessionMessage,
+  AuthenticationOptionsMessage,
+  ClaimAgentMessage,
+  EndSessionMessage,
+  GetHumanMessage,
+  ListClaimsMessage,
+  PasskeyVerifyMessage,
+  RegistrationOptionsMessage,
+  ReleaseClaimByAgentMessage,
+  ReleaseClaimMessage,
+  ResolveClaimMessage,
+} from './humans.messages';
+import { ClaimsUseCases } from './use-cases/claims.use-cases';
+import { PasskeysUseCases } from './use-cases/passkeys.use-cases';
+import { SessionsUseCases } from './use-cases/sessions.use-cases';
 
-/** Bus edge of human accounts: passkey ceremonies, sessions and claims (`agents.v1.passkeys.*`, `.sessions.*`, `.claims.*`). */
-@Controller()
-@UseFilters(RpcDomainExceptionFilter)
+/**
+ * Bus edge of human accounts: passkey ceremonies, sessions and claims (`agents.v1.passkeys.*`,
+ * `.sessions.*`, `.claims.*`). Receive a validated message, call one use case, return.
+ */
+@BusEdge()
 export class HumansMessageHandler {
   constructor(
-    private readonly passkeys: PasskeysService,
-    private readonly sessions: SessionsService,
-    private readonly claims: ClaimsService,
+    private readonly passkeys: PasskeysUseCases,
+    private readonly sessions: SessionsUseCases,
+    private readonly claims: ClaimsUseCases,
   ) {}
 
   @MessagePattern(SUBJECTS.humans.passkeyRegisterOptions)
-  registerOptions(@Payload(new MessagePipe(PasskeysRegisterOptionsMessageSchema)) m: z.output<typeof PasskeysRegisterOptionsMessageSchema>) {
+  registerOptions(@Payload() m: RegistrationOptionsMessage) {
     return this.passkeys.registrationOptions(m);
   }
 
   @MessagePattern(SUBJECTS.humans.passkeyRegisterVerify)
-  registerVerify(@Payload(new MessagePipe(PasskeysVerifyMessageSchema)) m: z.output<typeof PasskeysVerifyMessageSchema>) {
-    return this.passkeys.registrationVerify(m.response, m.humanId ? { humanId: m.humanId } : undefined);
+  registerVerify(@Payload() m: PasskeyVerifyMessage) {
+    return this.passkeys.registrationVerify(m);
   }
 
   @MessagePattern(SUBJECTS.humans.passkeyLoginOptions)
-  loginOptions(@Payload(new MessagePipe(PasskeysLoginOptionsMessageSchema)) _m: z.output<typeof PasskeysLoginOptionsMessageSchema>) {
-    return this.passkeys.authenticationOptions();
+  loginOptions(@Payload() m: AuthenticationOptionsMessage) {
+    return this.passkeys.authenticationOptions(m);
   }
 
   @MessagePattern(SUBJECTS.humans.passkeyLoginVerify)
-  loginVerify(@Payload(new MessagePipe(PasskeysVerifyMessageSchema)) m: z.output<typeof PasskeysVerifyMessageSchema>) {
-    return this.passkeys.authenticationVerify(m.response);
+  loginVerify(@Payload() m: PasskeyVerifyMessage) {
+    return this.passkeys.authenticationVerify(m);
   }
 
   @MessagePattern(SUBJECTS.humans.authenticateSession)
-  authenticateSession(@Payload(new MessagePipe(SessionsAuthenticateMessageSchema)) m: z.output<typeof SessionsAuthenticateMessageSchema>) {
-    return this.sessions.authenticate(m.token);
+  authenticateSession(@Payload() m: AuthenticateSessionMessage) {
+    return this.sessions.authenticate(m);
   }
 
   @MessagePattern(SUBJECTS.humans.endSession)
-  endSession(@Payload(new MessagePipe(SessionsEndMessageSchema)) m: z.output<typeof SessionsEndMessageSchema>) {
-    return this.sessions.end(m.token);
+  endSession(@Payload() m: EndSessionMessage) {
+    return this.sessions.end(m);
   }
 
   @MessagePattern(SUBJECTS.humans.get)
-  get(@Payload(new MessagePipe(HumansGetMessageSchema)) m: z.output<typeof HumansGetMessageSchema>) {
-    return this.passkeys.getHuman(m.humanId);
+  get(@Payload() m: GetHumanMessage) {
+    return this.passkeys.getHuman(m);
   }
 
   @MessagePattern(SUBJECTS.humans.claim)
-  claim(@Payload(new MessagePipe(ClaimsCreateMessageSchema)) m: z.output<typeof ClaimsCreateMessageSchema>) {
-    return this.claims.claim(m.humanId, m.agentKey);
+  claim(@Payload() m: ClaimAgentMessage) {
+    return this.claims.claim(m);
   }
 
   @MessagePattern(SUBJECTS.humans.listClaims)
-  listClaims(@Payload(new MessagePipe(ClaimsListMessageSchema)) m: z.output<typeof ClaimsListMessageSchema>) {
-    return this.claims.list(m.humanId);
+  listClaims(@Payload() m: ListClaimsMessage) {
+    return this.claims.list(m);
   }
 
   @MessagePattern(SUBJECTS.humans.releaseClaim)
-  releaseClaim(@Payload(new MessagePipe(ClaimsDeleteMessageSchema)) m: z.output<typeof ClaimsDeleteMessageSchema>) {
-    return this.claims.release(m.humanId, m.agentId);
+  releaseClaim(@Payload() m: ReleaseClaimMessage) {
+    return this.claims.release(m);
   }
 
   @MessagePattern(SUBJECTS.humans.releaseClaimByAgent)
-  releaseClaimByAgent(@Payload(new MessagePipe(ClaimsReleaseByAgentMessageSchema)) m: z.output<typeof ClaimsReleaseByAgentMessageSchema>) {
-    return this.claims.releaseByAgent(m.agentId);
+  releaseClaimByAgent(@Payload() m: ReleaseClaimByAgentMessage) {
+    return this.claims.releaseByAgent(m);
   }
 
   @MessagePattern(SUBJECTS.humans.resolveClaim)
-  resolveClaim(@Payload(new MessagePipe(ClaimsResolveMessageSchema)) m: z.output<typeof ClaimsResolveMessageSchema>) {
-    return this.claims.resolve(m.humanId, m.agentId);
+  resolveClaim(@Payload() m: ResolveClaimMessage) {
+    return this.claims.resolve(m);
   }
 }

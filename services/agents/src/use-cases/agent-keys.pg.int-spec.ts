@@ -1,10 +1,11 @@
 import { newId } from '@agent-memory/shared';
 import { PgDatabase } from '@agent-memory/platform';
 import { createTestDatabase, type TestDatabase } from '@agent-memory/testing';
-import { issueAgentKey } from './agent-key';
-import { AgentKeysService } from './agent-keys.service';
-import { ClaimsService } from './humans/claims.service';
-import { openAgentsPrisma, type AgentsPrismaClient } from './persistence/prisma';
+import { issueAgentKey } from '../agent-key';
+import { ClaimsUseCases } from '../humans/use-cases/claims.use-cases';
+import { PrismaAgentsRepository } from '../persistence/prisma-agents.repository';
+import { openAgentsPrisma, type AgentsPrismaClient } from '../persistence/prisma';
+import { AgentKeysUseCases } from './agent-keys.use-cases';
 
 /**
  * Agent keys and claims under concurrency, on the machine's PostgreSQL (a fresh database per run, a pool
@@ -14,16 +15,17 @@ import { openAgentsPrisma, type AgentsPrismaClient } from './persistence/prisma'
 let database: TestDatabase;
 let db: PgDatabase;
 let prisma: AgentsPrismaClient;
-let keys: AgentKeysService;
-let claims: ClaimsService;
+let keys: AgentKeysUseCases;
+let claims: ClaimsUseCases;
 const clock = () => new Date();
 
 beforeAll(async () => {
   database = await createTestDatabase();
   db = new PgDatabase({ connectionString: database.url, poolSize: 8 });
   prisma = await openAgentsPrisma(db);
-  keys = new AgentKeysService(prisma, 'amk', 3600, clock);
-  claims = new ClaimsService(prisma, clock, keys);
+  const agents = new PrismaAgentsRepository(prisma);
+  keys = new AgentKeysUseCases(agents, 'amk', 3600, clock);
+  claims = new ClaimsUseCases(agents, clock, keys);
 }, 60_000);
 afterAll(async () => {
   await prisma?.$disconnect();
@@ -53,8 +55,8 @@ describe('concurrent key changes', () => {
   it('parallel rotations leave exactly one key without expiry, every other one in grace', async () => {
     for (let round = 0; round < 3; round++) {
       const { agentId } = await seedAgent();
-      const rotations = await Promise.all(Array.from({ length: 6 }, () => keys.rotate(agentId, 600)));
-      const listed = (await keys.list(agentId)).keys;
+      const rotations = await Promise.all(Array.from({ length: 6 }, () => keys.rotate({ agentId, graceSeconds: 600, requestedBy: 'agent' })));
+      const listed = (await keys.list({ agentId })).keys;
       expect(listed).toHaveLength(7);
       const active = listed.filter((k) => k.status === 'active');
       expect(active).toHaveLength(1);
@@ -65,9 +67,9 @@ describe('concurrent key changes', () => {
 
   it('parallel grace-0 rotations leave exactly one valid key', async () => {
     const { agentId } = await seedAgent();
-    const rotations = await Promise.all(Array.from({ length: 4 }, () => keys.rotate(agentId, 0)));
+    const rotations = await Promise.all(Array.from({ length: 4 }, () => keys.rotate({ agentId, graceSeconds: 0, requestedBy: 'agent' })));
     const valid = [];
-    for (const r of rotations) valid.push(await keys.authenticate(r.agentKey).then(() => r.key.id, () => null));
+    for (const r of rotations) valid.push(await keys.authenticate({ agentKey: r.agentKey }).then(() => r.key.id, () => null));
     expect(valid.filter((v) => v !== null)).toHaveLength(1);
   });
 
@@ -75,7 +77,7 @@ describe('concurrent key changes', () => {
     for (let round = 0; round < 5; round++) {
       const { agentId, key } = await seedAgent();
       const human = await seedHuman();
-      const [claim] = await Promise.allSettled([claims.claim(human, key), keys.rotate(agentId, 0, 'agent')]);
+      const [claim] = await Promise.allSettled([claims.claim({ humanId: human, agentKey: key }), keys.rotate({ agentId, graceSeconds: 0, requestedBy: 'agent' })]);
       if (claim.status === 'rejected') expect(claim.reason).toMatchObject({ code: 'FORBIDDEN' });
       expect(await prisma.agentClaim.findUnique({ where: { agentId } })).toBeNull();
     }

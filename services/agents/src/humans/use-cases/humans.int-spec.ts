@@ -1,13 +1,15 @@
 import { newId, type WebAuthnCredentialJson } from '@agent-memory/shared';
 import { PgliteDatabase } from '@agent-memory/platform';
 import { createPasskeyDevice, type PasskeyDevice } from '@agent-memory/testing';
-import { issueAgentKey } from '../agent-key';
-import { AgentKeysService } from '../agent-keys.service';
-import { openAgentsPrisma, type AgentsPrismaClient } from '../persistence/prisma';
-import { ClaimsService } from './claims.service';
-import type { PasskeyOptions } from './passkey.options';
-import { PasskeysService } from './passkeys.service';
-import { SessionsService } from './sessions.service';
+import { issueAgentKey } from '../../agent-key';
+import { PrismaAgentsRepository } from '../../persistence/prisma-agents.repository';
+import { PrismaHumansRepository } from '../../persistence/prisma-humans.repository';
+import { openAgentsPrisma, type AgentsPrismaClient } from '../../persistence/prisma';
+import { AgentKeysUseCases } from '../../use-cases/agent-keys.use-cases';
+import type { PasskeyOptions } from '../passkey.options';
+import { ClaimsUseCases } from './claims.use-cases';
+import { PasskeysUseCases } from './passkeys.use-cases';
+import { SessionsUseCases } from './sessions.use-cases';
 
 /**
  * Passkeys, sessions and claims on a freshly migrated embedded PostgreSQL, with the software
@@ -19,16 +21,18 @@ let db: PgliteDatabase;
 let prisma: AgentsPrismaClient;
 let now = new Date('2026-06-01T12:00:00Z');
 const clock = () => now;
-let passkeys: PasskeysService;
-let sessions: SessionsService;
-let claims: ClaimsService;
+let passkeys: PasskeysUseCases;
+let sessions: SessionsUseCases;
+let claims: ClaimsUseCases;
 
 beforeAll(async () => {
   db = await PgliteDatabase.open('memory://');
   prisma = await openAgentsPrisma(db);
-  sessions = new SessionsService(prisma, 'amk', OPTIONS, clock);
-  passkeys = new PasskeysService(prisma, OPTIONS, clock, sessions);
-  claims = new ClaimsService(prisma, clock, new AgentKeysService(prisma, 'amk', 3600, clock));
+  const humans = new PrismaHumansRepository(prisma);
+  const agents = new PrismaAgentsRepository(prisma);
+  sessions = new SessionsUseCases(humans, 'amk', OPTIONS, clock);
+  passkeys = new PasskeysUseCases(humans, OPTIONS, clock, sessions);
+  claims = new ClaimsUseCases(agents, clock, new AgentKeysUseCases(agents, 'amk', 3600, clock));
 }, 60_000);
 afterAll(async () => {
   await prisma?.$disconnect();
@@ -39,12 +43,12 @@ const asJson = (credential: unknown) => credential as WebAuthnCredentialJson;
 
 async function register(device: PasskeyDevice, name = 'Ana', origin = ORIGIN) {
   const { options } = await passkeys.registrationOptions({ name });
-  return passkeys.registrationVerify(asJson(device.create(options, origin)));
+  return passkeys.registrationVerify({ response: asJson(device.create(options, origin)) });
 }
 
 async function signIn(device: PasskeyDevice, origin = ORIGIN) {
   const { options } = await passkeys.authenticationOptions();
-  return passkeys.authenticationVerify(asJson(device.get(options, origin)));
+  return passkeys.authenticationVerify({ response: asJson(device.get(options, origin)) });
 }
 
 describe('passkey registration and sign-in', () => {
@@ -53,7 +57,7 @@ describe('passkey registration and sign-in', () => {
     const registered = await register(device);
     expect(registered.human).toMatchObject({ id: expect.stringMatching(/^hum_/), name: 'Ana', passkeys: [{ id: expect.any(String), lastUsedAt: null }] });
     expect(registered.token).toMatch(/^amk_session_[0-9A-Za-z]{43}$/);
-    expect(await sessions.authenticate(registered.token)).toMatchObject({ humanId: registered.human.id });
+    expect(await sessions.authenticate({ token: registered.token })).toMatchObject({ humanId: registered.human.id });
 
     const signedIn = await signIn(device);
     expect(signedIn.human.id).toBe(registered.human.id);
@@ -72,7 +76,7 @@ describe('passkey registration and sign-in', () => {
     const laptop = createPasskeyDevice(ORIGIN);
     const first = await register(phone, 'Bo');
     const { options } = await passkeys.registrationOptions({ humanId: first.human.id });
-    const second = await passkeys.registrationVerify(asJson(laptop.create(options)), { humanId: first.human.id });
+    const second = await passkeys.registrationVerify({ response: asJson(laptop.create(options)), humanId: first.human.id });
     expect(second.human.id).toBe(first.human.id);
     expect(second.human.passkeys).toHaveLength(2);
     expect((await signIn(laptop)).human.id).toBe(first.human.id);
@@ -88,13 +92,13 @@ describe('passkey registration and sign-in', () => {
       // whoever holds the challenge made their own authenticator answer it
       const { options } = await passkeys.registrationOptions({ humanId: owner.human.id });
       const attacker = createPasskeyDevice(ORIGIN);
-      await expect(passkeys.registrationVerify(asJson(attacker.create(options)), session)).rejects.toMatchObject({ code });
+      await expect(passkeys.registrationVerify({ response: asJson(attacker.create(options)), ...session })).rejects.toMatchObject({ code });
     }
     expect(await prisma.passkeyCredential.count({ where: { humanId: owner.human.id } })).toBe(1);
     expect(await prisma.passkeyCredential.count({ where: { humanId: intruder.human.id } })).toBe(1);
     // a new account's ceremony needs no session, and a session does not turn it into an add-passkey one
     const fresh = await passkeys.registrationOptions({ name: 'Ivy' });
-    const ivy = await passkeys.registrationVerify(asJson(createPasskeyDevice(ORIGIN).create(fresh.options)), { humanId: owner.human.id });
+    const ivy = await passkeys.registrationVerify({ response: asJson(createPasskeyDevice(ORIGIN).create(fresh.options)), humanId: owner.human.id });
     expect(ivy.human).toMatchObject({ name: 'Ivy', passkeys: [expect.any(Object)] });
     expect(ivy.human.id).not.toBe(owner.human.id);
   });
@@ -105,13 +109,13 @@ describe('passkey registration and sign-in', () => {
 
     const { options } = await passkeys.registrationOptions({ name: 'Cy' });
     const credential = asJson(device.create(options));
-    await passkeys.registrationVerify(credential);
-    await expect(passkeys.registrationVerify(credential)).rejects.toMatchObject({ code: 'UNAUTHORIZED', message: expect.stringMatching(/challenge/) });
+    await passkeys.registrationVerify({ response: credential });
+    await expect(passkeys.registrationVerify({ response: credential })).rejects.toMatchObject({ code: 'UNAUTHORIZED', message: expect.stringMatching(/challenge/) });
 
     const late = await passkeys.authenticationOptions();
     const assertion = asJson(device.get(late.options));
     now = new Date(now.getTime() + 301_000);
-    await expect(passkeys.authenticationVerify(assertion)).rejects.toMatchObject({ code: 'UNAUTHORIZED', message: expect.stringMatching(/challenge/) });
+    await expect(passkeys.authenticationVerify({ response: assertion })).rejects.toMatchObject({ code: 'UNAUTHORIZED', message: expect.stringMatching(/challenge/) });
 
     const stranger = createPasskeyDevice(ORIGIN);
     const foreignRp = await passkeys.registrationOptions({ name: 'Dee' });
@@ -121,7 +125,7 @@ describe('passkey registration and sign-in', () => {
     // a registration ceremony's challenge cannot finish a sign-in
     const reg = await passkeys.registrationOptions({ name: 'Fay' });
     const regCredential = asJson(createPasskeyDevice(ORIGIN).create(reg.options));
-    await expect(passkeys.authenticationVerify(regCredential)).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
+    await expect(passkeys.authenticationVerify({ response: regCredential })).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
   });
 
   it('refuses a new account without a name', async () => {
@@ -134,19 +138,19 @@ describe('sessions', () => {
     const device = createPasskeyDevice(ORIGIN);
     const { token } = await register(device, 'Gus');
     now = new Date(now.getTime() + 12 * 3600_000 - 1);
-    await expect(sessions.authenticate(token)).resolves.toBeDefined();
+    await expect(sessions.authenticate({ token })).resolves.toBeDefined();
     now = new Date(now.getTime() + 1);
-    await expect(sessions.authenticate(token)).rejects.toMatchObject({ code: 'UNAUTHORIZED', message: expect.stringMatching(/expired/) });
+    await expect(sessions.authenticate({ token })).rejects.toMatchObject({ code: 'UNAUTHORIZED', message: expect.stringMatching(/expired/) });
     const again = await signIn(device);
-    expect(await sessions.end(again.token)).toEqual({ loggedOut: true });
-    await expect(sessions.authenticate(again.token)).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
-    await expect(sessions.end(again.token)).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
-    await expect(sessions.authenticate('amk_session_nope')).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
+    expect(await sessions.end({ token: again.token })).toEqual({ loggedOut: true });
+    await expect(sessions.authenticate({ token: again.token })).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
+    await expect(sessions.end({ token: again.token })).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
+    await expect(sessions.authenticate({ token: 'amk_session_nope' })).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
   });
 });
 
 describe('claims', () => {
-  const keysOf = () => new AgentKeysService(prisma, 'amk', 3600, clock);
+  const keysOf = () => new AgentKeysUseCases(new PrismaAgentsRepository(prisma), 'amk', 3600, clock);
 
   async function seedAgent() {
     const id = newId('agent');
@@ -164,64 +168,64 @@ describe('claims', () => {
     const ana = (await register(createPasskeyDevice(ORIGIN), 'Ana2')).human.id;
     const bo = (await register(createPasskeyDevice(ORIGIN), 'Bo2')).human.id;
     const agent = await seedAgent();
-    await expect(claims.resolve(ana, agent.agentId)).rejects.toMatchObject({ code: 'NOT_FOUND' });
-    const claimed = await claims.claim(ana, agent.key);
+    await expect(claims.resolve({ humanId: ana, agentId: agent.agentId })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    const claimed = await claims.claim({ humanId: ana, agentKey: agent.key });
     expect(claimed).toMatchObject({ id: agent.agentId, claimedAt: expect.any(String) });
-    expect((await claims.claim(ana, agent.key)).claimedAt).toBe(claimed.claimedAt);
-    await expect(claims.claim(bo, agent.key)).rejects.toMatchObject({ code: 'FORBIDDEN' });
-    await expect(claims.claim(bo, `amk_live_${'x'.repeat(43)}`)).rejects.toMatchObject({ code: 'FORBIDDEN' });
-    expect(await claims.resolve(ana, agent.agentId)).toEqual({ agentId: agent.agentId, keyEnvironment: 'live', mode: 'cloud' });
-    await expect(claims.resolve(bo, agent.agentId)).rejects.toMatchObject({ code: 'NOT_FOUND' });
-    expect((await claims.list(ana)).agents.map((a) => a.id)).toEqual([agent.agentId]);
-    await expect(claims.release(bo, agent.agentId)).rejects.toMatchObject({ code: 'NOT_FOUND' });
-    expect(await claims.release(ana, agent.agentId)).toEqual({ released: true, agentId: agent.agentId });
-    expect((await claims.claim(bo, agent.key)).id).toBe(agent.agentId);
+    expect((await claims.claim({ humanId: ana, agentKey: agent.key })).claimedAt).toBe(claimed.claimedAt);
+    await expect(claims.claim({ humanId: bo, agentKey: agent.key })).rejects.toMatchObject({ code: 'FORBIDDEN' });
+    await expect(claims.claim({ humanId: bo, agentKey: `amk_live_${'x'.repeat(43)}` })).rejects.toMatchObject({ code: 'FORBIDDEN' });
+    expect(await claims.resolve({ humanId: ana, agentId: agent.agentId })).toEqual({ agentId: agent.agentId, keyEnvironment: 'live', mode: 'cloud' });
+    await expect(claims.resolve({ humanId: bo, agentId: agent.agentId })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    expect((await claims.list({ humanId: ana })).agents.map((a) => a.id)).toEqual([agent.agentId]);
+    await expect(claims.release({ humanId: bo, agentId: agent.agentId })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    expect(await claims.release({ humanId: ana, agentId: agent.agentId })).toEqual({ released: true, agentId: agent.agentId });
+    expect((await claims.claim({ humanId: bo, agentKey: agent.key })).id).toBe(agent.agentId);
   });
 
   it('refuses a claim made with a key in its rotation grace period (FORBIDDEN); the current key claims', async () => {
     const ana = (await register(createPasskeyDevice(ORIGIN), 'Ana3')).human.id;
     const agent = await seedAgent();
-    const rotated = await keysOf().rotate(agent.agentId, 3600, 'agent');
-    expect((await keysOf().authenticate(agent.key)).agentId).toBe(agent.agentId); // still works for calls
-    await expect(claims.claim(ana, agent.key)).rejects.toMatchObject({ code: 'FORBIDDEN', message: expect.stringMatching(/rotated away/) });
+    const rotated = await keysOf().rotate({ agentId: agent.agentId, graceSeconds: 3600, requestedBy: 'agent' });
+    expect((await keysOf().authenticate({ agentKey: agent.key })).agentId).toBe(agent.agentId); // still works for calls
+    await expect(claims.claim({ humanId: ana, agentKey: agent.key })).rejects.toMatchObject({ code: 'FORBIDDEN', message: expect.stringMatching(/rotated away/) });
     expect(await prisma.agentClaim.findUnique({ where: { agentId: agent.agentId } })).toBeNull();
-    expect((await claims.claim(ana, rotated.agentKey)).id).toBe(agent.agentId);
+    expect((await claims.claim({ humanId: ana, agentKey: rotated.agentKey })).id).toBe(agent.agentId);
   });
 
   it('the agent drops a claim: by releasing it, by revoking a key, by rotating with grace 0; the human’s own key changes keep it', async () => {
     const ana = (await register(createPasskeyDevice(ORIGIN), 'Ana4')).human.id;
     const agent = await seedAgent();
     const claimed = async () => (await prisma.agentClaim.findUnique({ where: { agentId: agent.agentId } }))?.humanId ?? null;
-    expect(await claims.releaseByAgent(agent.agentId)).toEqual({ released: false });
-    await claims.claim(ana, agent.key);
-    expect(await claims.releaseByAgent(agent.agentId)).toEqual({ released: true });
+    expect(await claims.releaseByAgent({ agentId: agent.agentId })).toEqual({ released: false });
+    await claims.claim({ humanId: ana, agentKey: agent.key });
+    expect(await claims.releaseByAgent({ agentId: agent.agentId })).toEqual({ released: true });
     expect(await claimed()).toBeNull();
 
     // the human's side: rotation with grace 0 and revocation leave the claim
-    await claims.claim(ana, agent.key);
-    const byHuman = await keysOf().rotate(agent.agentId, 0, 'human');
-    const byHumanOld = (await keysOf().list(agent.agentId)).keys.find((k) => k.id !== byHuman.key.id)!.id;
-    await keysOf().revoke(agent.agentId, byHumanOld, 'human');
+    await claims.claim({ humanId: ana, agentKey: agent.key });
+    const byHuman = await keysOf().rotate({ agentId: agent.agentId, graceSeconds: 0, requestedBy: 'human' });
+    const byHumanOld = (await keysOf().list({ agentId: agent.agentId })).keys.find((k) => k.id !== byHuman.key.id)!.id;
+    await keysOf().revoke({ agentId: agent.agentId, keyId: byHumanOld, requestedBy: 'human' });
     expect(await claimed()).toBe(ana);
 
     // the agent's side: rotation with a grace period keeps it, grace 0 drops it
-    const withGrace = await keysOf().rotate(agent.agentId, 60, 'agent');
+    const withGrace = await keysOf().rotate({ agentId: agent.agentId, graceSeconds: 60, requestedBy: 'agent' });
     expect(await claimed()).toBe(ana);
-    const cut = await keysOf().rotate(agent.agentId, 0, 'agent');
+    const cut = await keysOf().rotate({ agentId: agent.agentId, graceSeconds: 0, requestedBy: 'agent' });
     expect(await claimed()).toBeNull();
 
     // revoking any key (even one already revoked) from the agent's side drops it
-    await claims.claim(ana, cut.agentKey);
-    await keysOf().revoke(agent.agentId, withGrace.key.id, 'agent');
+    await claims.claim({ humanId: ana, agentKey: cut.agentKey });
+    await keysOf().revoke({ agentId: agent.agentId, keyId: withGrace.key.id, requestedBy: 'agent' });
     expect(await claimed()).toBeNull();
-    await claims.claim(ana, cut.agentKey);
-    await keysOf().revoke(agent.agentId, withGrace.key.id);
+    await claims.claim({ humanId: ana, agentKey: cut.agentKey });
+    await keysOf().revoke({ agentId: agent.agentId, keyId: withGrace.key.id, requestedBy: 'agent' });
     expect(await claimed()).toBeNull();
     // a key of another agent is NOT_FOUND and changes nothing
-    await claims.claim(ana, cut.agentKey);
+    await claims.claim({ humanId: ana, agentKey: cut.agentKey });
     const other = await seedAgent();
-    const otherKeyId = (await keysOf().list(other.agentId)).keys[0]!.id;
-    await expect(keysOf().revoke(agent.agentId, otherKeyId, 'agent')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    const otherKeyId = (await keysOf().list({ agentId: other.agentId })).keys[0]!.id;
+    await expect(keysOf().revoke({ agentId: agent.agentId, keyId: otherKeyId, requestedBy: 'agent' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
     expect(await claimed()).toBe(ana);
   });
 });

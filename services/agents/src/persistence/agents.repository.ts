@@ -1,0 +1,89 @@
+import type { Agent, KeyEnvironment } from '@agent-memory/shared';
+
+/** A new agent row; `keyEnvironment` is the environment of all its keys. */
+export interface NewAgent {
+  id: string;
+  name: string;
+  mode: Agent['mode'];
+  tags: string[];
+  category: string;
+  walletAddress: string;
+  recordId: string;
+  keyEnvironment: KeyEnvironment;
+}
+
+/** A stored agent key: only the SHA-256 hex of the key (`keyHash`) and its first characters. */
+export interface AgentKeyRecord {
+  id: string;
+  agentId: string;
+  keyHash: string;
+  environment: string;
+  displayPrefix: string;
+  createdAt: Date;
+  /** Set only by a rotation: the end of the key's grace period. */
+  expiresAt: Date | null;
+  revokedAt: Date | null;
+}
+
+/** A new key of an agent; `createdAt` defaults to the database's now. */
+export type NewAgentKey = Pick<AgentKeyRecord, 'id' | 'agentId' | 'keyHash' | 'environment' | 'displayPrefix'> & { createdAt?: Date };
+
+/** A human's claim on an agent (at most one per agent), with the agent. */
+export interface ClaimRecord {
+  humanId: string;
+  createdAt: Date;
+  agent: Agent;
+}
+
+/** A wallet challenge this service issued: the EIP-4361 message for one wallet, single use until `expiresAt`. */
+export interface WalletChallengeRecord {
+  nonce: string;
+  walletAddress: string;
+  message: string;
+  expiresAt: Date;
+}
+
+/**
+ * Port of the agents store (the `agents` schema: agents, key hashes, claims, wallet challenges). Agents
+ * come back in their API form. Adapter: `prisma-agents.repository.ts`.
+ *
+ * Rotations, revocations and claims of one agent run in {@link transaction} behind {@link lockAgent}, so
+ * they happen one after another (two concurrent rotations would otherwise both read the same valid keys
+ * and both leave their new key without expiry).
+ */
+export abstract class AgentsRepository {
+  /** Runs `work` in one database transaction, against a repository bound to it; commits when it resolves. */
+  abstract transaction<T>(work: (tx: AgentsRepository) => Promise<T>): Promise<T>;
+  /** Locks the agent's row until the transaction ends (only inside {@link transaction}); false when there is no such agent. */
+  abstract lockAgent(agentId: string): Promise<boolean>;
+
+  /** Creates the agent with its first key; `wallet-taken` when another `local` agent has its wallet (unique index). */
+  abstract createAgent(agent: NewAgent, firstKey: NewAgentKey): Promise<'created' | 'wallet-taken'>;
+  abstract findAgent(agentId: string): Promise<Agent | null>;
+  /** The `local` agent with this wallet (at most one), else the oldest agent with it; null when none. */
+  abstract findAgentByWallet(walletAddress: string): Promise<Agent | null>;
+  abstract hasLocalAgentWithWallet(walletAddress: string): Promise<boolean>;
+
+  /** The key with this hash and the mode of its agent; null when unknown. */
+  abstract findKeyByHash(keyHash: string): Promise<{ key: AgentKeyRecord; agentMode: Agent['mode'] } | null>;
+  /** The agent's key with this id; null when it is not the agent's. */
+  abstract findKey(agentId: string, keyId: string): Promise<AgentKeyRecord | null>;
+  /** Every key of the agent, newest first. */
+  abstract listKeys(agentId: string): Promise<AgentKeyRecord[]>;
+  /** The agent's keys that are not revoked and not expired at `now`. */
+  abstract validKeys(agentId: string, now: Date): Promise<AgentKeyRecord[]>;
+  abstract createKey(key: NewAgentKey): Promise<AgentKeyRecord>;
+  abstract updateKey(keyId: string, change: { expiresAt: Date } | { revokedAt: Date }): Promise<AgentKeyRecord>;
+
+  abstract findClaim(agentId: string): Promise<ClaimRecord | null>;
+  abstract createClaim(agentId: string, humanId: string, createdAt: Date): Promise<ClaimRecord>;
+  /** The claims of a human, most recent first. */
+  abstract listClaims(humanId: string): Promise<ClaimRecord[]>;
+  /** Deletes the claim on the agent (only `humanId`'s when given); returns how many were deleted (0 or 1). */
+  abstract deleteClaim(agentId: string, humanId?: string): Promise<number>;
+
+  /** Stores a new wallet challenge, purging those expired before `now`. */
+  abstract addWalletChallenge(challenge: WalletChallengeRecord, now: Date): Promise<void>;
+  /** Takes the challenge of this nonce out of the store (single use); null when unknown or already used. */
+  abstract takeWalletChallenge(nonce: string): Promise<WalletChallengeRecord | null>;
+}

@@ -1,0 +1,74 @@
+/** A stored passkey (WebAuthn credential) of a human: its public key and signature counter, no secret. */
+export interface PasskeyRecord {
+  id: string;
+  humanId: string;
+  publicKey: Uint8Array;
+  counter: bigint;
+  transports: string[];
+  deviceType: string;
+  backedUp: boolean;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+}
+
+/** A human account with its passkeys (oldest first); `webauthnUserId` is the WebAuthn user handle (base64url). */
+export interface HumanRecord {
+  id: string;
+  name: string;
+  webauthnUserId: string;
+  createdAt: Date;
+  passkeys: PasskeyRecord[];
+}
+
+/** Which ceremony a WebAuthn challenge was issued for. */
+export type CeremonyPurpose = 'registration' | 'authentication';
+
+/**
+ * A WebAuthn challenge this service issued, single use until `expiresAt`. A registration's names the account
+ * it adds a passkey to (`humanId`) or the name and user handle of the account it creates.
+ */
+export interface WebauthnChallengeRecord {
+  challenge: string;
+  purpose: string;
+  humanId: string | null;
+  humanName: string | null;
+  webauthnUserId: string | null;
+  expiresAt: Date;
+}
+
+/** A human session: only the SHA-256 hex of its token is stored. */
+export interface SessionRecord {
+  id: string;
+  humanId: string;
+  tokenHash: string;
+  createdAt: Date;
+  expiresAt: Date;
+  endedAt: Date | null;
+}
+
+/**
+ * Port of the human accounts store (in the `agents` schema: humans, passkeys, WebAuthn challenges,
+ * sessions). Adapter: `prisma-humans.repository.ts`.
+ */
+export abstract class HumansRepository {
+  abstract findHuman(humanId: string): Promise<HumanRecord | null>;
+  /**
+   * Stores a verified passkey, creating its account first when `newHuman` is given (one transaction);
+   * `already-registered` when a passkey with this id exists.
+   */
+  abstract addPasskey(passkey: Omit<PasskeyRecord, 'lastUsedAt'>, newHuman?: Omit<HumanRecord, 'passkeys'>): Promise<'added' | 'already-registered'>;
+  /** The passkey with this credential id and its human's user handle; null when unknown. */
+  abstract findPasskey(credentialId: string): Promise<(PasskeyRecord & { webauthnUserId: string }) | null>;
+  /** Stores the signature counter of a sign-in and when it happened. */
+  abstract recordPasskeyUse(credentialId: string, counter: bigint, usedAt: Date): Promise<void>;
+
+  /** Stores a new challenge, purging those expired before `now`. */
+  abstract addChallenge(challenge: WebauthnChallengeRecord, now: Date): Promise<void>;
+  /** Takes the challenge out of the store (single use); null when unknown or already used. */
+  abstract takeChallenge(challenge: string): Promise<WebauthnChallengeRecord | null>;
+
+  /** Stores a new session, purging the human's sessions that expired before `now`. */
+  abstract addSession(session: Omit<SessionRecord, 'endedAt'>, now: Date): Promise<void>;
+  abstract findSessionByTokenHash(tokenHash: string): Promise<SessionRecord | null>;
+  abstract endSession(sessionId: string, endedAt: Date): Promise<void>;
+}

@@ -1,0 +1,125 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { Agent } from '@agent-memory/shared';
+import type { Agent as AgentRow, AgentClaim as ClaimRow, Prisma } from './generated/client';
+import { type AgentKeyRecord, AgentsRepository, type ClaimRecord, type NewAgent, type NewAgentKey, type WalletChallengeRecord } from './agents.repository';
+import { AGENTS_PRISMA, type AgentsPrismaClient, isUniqueViolation } from './prisma';
+
+/** The agents store on PostgreSQL through Prisma (with `prisma-humans.repository.ts`, the only code of the agents service that touches Prisma). */
+@Injectable()
+export class PrismaAgentsRepository extends AgentsRepository {
+  constructor(@Inject(AGENTS_PRISMA) private readonly db: AgentsPrismaClient | Prisma.TransactionClient) {
+    super();
+  }
+
+  transaction<T>(work: (tx: AgentsRepository) => Promise<T>): Promise<T> {
+    if (!('$transaction' in this.db)) return work(this); // already inside one
+    return this.db.$transaction((tx) => work(new PrismaAgentsRepository(tx)));
+  }
+
+  async lockAgent(agentId: string): Promise<boolean> {
+    const rows = await this.db.$queryRaw<Array<{ id: string }>>`SELECT "id" FROM "agents"."agents" WHERE "id" = ${agentId} FOR UPDATE`;
+    return rows.length > 0;
+  }
+
+  async createAgent(agent: NewAgent, firstKey: NewAgentKey): Promise<'created' | 'wallet-taken'> {
+    const { agentId: _owner, ...key } = firstKey;
+    try {
+      await this.db.agent.create({ data: { ...agent, keys: { create: key } } });
+      return 'created';
+    } catch (err) {
+      // Two concurrent creates with one local wallet: the partial unique index decides.
+      if (isUniqueViolation(err)) return 'wallet-taken';
+      throw err;
+    }
+  }
+
+  async findAgent(agentId: string): Promise<Agent | null> {
+    const row = await this.db.agent.findUnique({ where: { id: agentId } });
+    return row ? toAgent(row) : null;
+  }
+
+  async findAgentByWallet(walletAddress: string): Promise<Agent | null> {
+    const row =
+      (await this.db.agent.findFirst({ where: { walletAddress, mode: 'local' } })) ??
+      (await this.db.agent.findFirst({ where: { walletAddress }, orderBy: { createdAt: 'asc' } }));
+    return row ? toAgent(row) : null;
+  }
+
+  async hasLocalAgentWithWallet(walletAddress: string): Promise<boolean> {
+    return (await this.db.agent.findFirst({ where: { walletAddress, mode: 'local' }, select: { id: true } })) !== null;
+  }
+
+  async findKeyByHash(keyHash: string): Promise<{ key: AgentKeyRecord; agentMode: Agent['mode'] } | null> {
+    const row = await this.db.agentKey.findUnique({ where: { keyHash }, include: { agent: { select: { mode: true } } } });
+    if (!row) return null;
+    const { agent, ...key } = row;
+    return { key, agentMode: agent.mode as Agent['mode'] };
+  }
+
+  findKey(agentId: string, keyId: string): Promise<AgentKeyRecord | null> {
+    return this.db.agentKey.findFirst({ where: { id: keyId, agentId } });
+  }
+
+  listKeys(agentId: string): Promise<AgentKeyRecord[]> {
+    return this.db.agentKey.findMany({ where: { agentId }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] });
+  }
+
+  validKeys(agentId: string, now: Date): Promise<AgentKeyRecord[]> {
+    return this.db.agentKey.findMany({ where: { agentId, revokedAt: null, OR: [{ expiresAt: null }, { expiresAt: { gt: now } }] } });
+  }
+
+  createKey(key: NewAgentKey): Promise<AgentKeyRecord> {
+    return this.db.agentKey.create({ data: key });
+  }
+
+  updateKey(keyId: string, change: { expiresAt: Date } | { revokedAt: Date }): Promise<AgentKeyRecord> {
+    return this.db.agentKey.update({ where: { id: keyId }, data: change });
+  }
+
+  async findClaim(agentId: string): Promise<ClaimRecord | null> {
+    const row = await this.db.agentClaim.findUnique({ where: { agentId }, include: { agent: true } });
+    return row ? toClaim(row) : null;
+  }
+
+  async createClaim(agentId: string, humanId: string, createdAt: Date): Promise<ClaimRecord> {
+    return toClaim(await this.db.agentClaim.create({ data: { agentId, humanId, createdAt }, include: { agent: true } }));
+  }
+
+  async listClaims(humanId: string): Promise<ClaimRecord[]> {
+    const rows = await this.db.agentClaim.findMany({ where: { humanId }, include: { agent: true }, orderBy: [{ createdAt: 'desc' }, { agentId: 'asc' }] });
+    return rows.map(toClaim);
+  }
+
+  async deleteClaim(agentId: string, humanId?: string): Promise<number> {
+    const { count } = await this.db.agentClaim.deleteMany({ where: humanId === undefined ? { agentId } : { agentId, humanId } });
+    return count;
+  }
+
+  async addWalletChallenge(challenge: WalletChallengeRecord, now: Date): Promise<void> {
+    await this.db.walletChallenge.deleteMany({ where: { expiresAt: { lt: now } } });
+    await this.db.walletChallenge.create({ data: challenge });
+  }
+
+  takeWalletChallenge(nonce: string): Promise<WalletChallengeRecord | null> {
+    return this.db.walletChallenge.delete({ where: { nonce } }).catch(() => null);
+  }
+}
+
+/** The API form of an agent row. */
+function toAgent(row: AgentRow): Agent {
+  return {
+    id: row.id,
+    name: row.name,
+    mode: row.mode as Agent['mode'],
+    tags: row.tags,
+    category: row.category,
+    walletAddress: row.walletAddress,
+    recordId: row.recordId,
+    keyEnvironment: row.keyEnvironment as Agent['keyEnvironment'],
+    createdAt: row.createdAt.toISOString(),
+  };
+}
+
+function toClaim(row: ClaimRow & { agent: AgentRow }): ClaimRecord {
+  return { humanId: row.humanId, createdAt: row.createdAt, agent: toAgent(row.agent) };
+}

@@ -1,0 +1,61 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { type HumanRecord, HumansRepository, type PasskeyRecord, type SessionRecord, type WebauthnChallengeRecord } from './humans.repository';
+import { AGENTS_PRISMA, type AgentsPrismaClient, isUniqueViolation } from './prisma';
+
+/** The human accounts store on PostgreSQL through Prisma (with `prisma-agents.repository.ts`, the only Prisma callers of the agents service). */
+@Injectable()
+export class PrismaHumansRepository extends HumansRepository {
+  constructor(@Inject(AGENTS_PRISMA) private readonly db: AgentsPrismaClient) {
+    super();
+  }
+
+  findHuman(humanId: string): Promise<HumanRecord | null> {
+    return this.db.human.findUnique({ where: { id: humanId }, include: { passkeys: { orderBy: { createdAt: 'asc' } } } });
+  }
+
+  async addPasskey(passkey: Omit<PasskeyRecord, 'lastUsedAt'>, newHuman?: Omit<HumanRecord, 'passkeys'>): Promise<'added' | 'already-registered'> {
+    try {
+      await this.db.$transaction(async (tx) => {
+        if (newHuman) await tx.human.create({ data: newHuman });
+        await tx.passkeyCredential.create({ data: { ...passkey, publicKey: new Uint8Array(passkey.publicKey) } });
+      });
+      return 'added';
+    } catch (err) {
+      if (isUniqueViolation(err)) return 'already-registered';
+      throw err;
+    }
+  }
+
+  async findPasskey(credentialId: string): Promise<(PasskeyRecord & { webauthnUserId: string }) | null> {
+    const row = await this.db.passkeyCredential.findUnique({ where: { id: credentialId }, include: { human: { select: { webauthnUserId: true } } } });
+    if (!row) return null;
+    const { human, ...passkey } = row;
+    return { ...passkey, webauthnUserId: human.webauthnUserId };
+  }
+
+  async recordPasskeyUse(credentialId: string, counter: bigint, usedAt: Date): Promise<void> {
+    await this.db.passkeyCredential.update({ where: { id: credentialId }, data: { counter, lastUsedAt: usedAt } });
+  }
+
+  async addChallenge(challenge: WebauthnChallengeRecord, now: Date): Promise<void> {
+    await this.db.webauthnChallenge.deleteMany({ where: { expiresAt: { lt: now } } });
+    await this.db.webauthnChallenge.create({ data: challenge });
+  }
+
+  takeChallenge(challenge: string): Promise<WebauthnChallengeRecord | null> {
+    return this.db.webauthnChallenge.delete({ where: { challenge } }).catch(() => null);
+  }
+
+  async addSession(session: Omit<SessionRecord, 'endedAt'>, now: Date): Promise<void> {
+    await this.db.humanSession.deleteMany({ where: { humanId: session.humanId, expiresAt: { lt: now } } });
+    await this.db.humanSession.create({ data: session });
+  }
+
+  findSessionByTokenHash(tokenHash: string): Promise<SessionRecord | null> {
+    return this.db.humanSession.findUnique({ where: { tokenHash } });
+  }
+
+  async endSession(sessionId: string, endedAt: Date): Promise<void> {
+    await this.db.humanSession.update({ where: { id: sessionId }, data: { endedAt } });
+  }
+}
