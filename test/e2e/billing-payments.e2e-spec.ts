@@ -1,5 +1,5 @@
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { BillingService } from '@agent-memory/billing';
+import { GetPaymentUseCase, SweepReservationsUseCase } from '@agent-memory/billing';
 import { type GatewayOptions, PaymentEnvSchema, paymentOptionsFromEnv, PaymentProtocol, requestDigest } from '@agent-memory/gateway';
 import { BusClient } from '@agent-memory/platform';
 import { DomainError, SUBJECTS } from '@agent-memory/shared';
@@ -386,7 +386,7 @@ describe('when the bus or the settlement fails after the money moved or was held
     };
   }
   const challengeIdOf = (credential: string) => JSON.parse(Buffer.from(credential.replace(/^Payment\s+/, ''), 'base64url').toString('utf8')).challenge.id as string;
-  const paymentRow = (credential: string) => server.app.get(BillingService).payment(challengeIdOf(credential));
+  const paymentRow = (credential: string) => server.app.get(GetPaymentUseCase).execute({ challengeId: challengeIdOf(credential) });
 
   it('credits a settled top-up exactly once although its completion is lost twice on the bus (retried); its reference is stored', async () => {
     const { agentKey, wallet } = await liveAgent();
@@ -466,7 +466,7 @@ describe('when the bus or the settlement fails after the money moved or was held
     await faults.restore();
     expect([first.status, second.status]).toEqual([500, 500]);
     expect((await balance(agentKey)).balanceMicroUsd).toBe(500_000);
-    expect(await server.app.get(BillingService).sweepReservations(0)).toMatchObject({ voided: 0 });
+    expect(await server.app.get(SweepReservationsUseCase).execute({ olderThanMs: 0 })).toMatchObject({ voided: 0 });
     expect((await api.request('GET', `/api/v1/records/${recordId}/context`, { key: agentKey })).status).toBe(200);
     expect((await balance(agentKey)).balanceMicroUsd).toBe(450_000);
   });

@@ -5,9 +5,9 @@ import { Client } from 'pg';
 import { PgDatabase } from '@agent-memory/platform';
 import { DomainError, newId, type PaidOperation } from '@agent-memory/shared';
 import { createTestDatabase, type TestDatabase } from '@agent-memory/testing';
-import { BillingService, sandboxOpening } from './billing.service';
-import { BillingRepository } from './persistence/billing.repository';
-import { ReservationSweeper } from './reservation-sweeper';
+import { billingUseCases } from './billing.fixture';
+import { BillingLifecycle } from './billing.lifecycle';
+import { PrismaBillingRepository } from './persistence/prisma-billing.repository';
 import { BILLING_MIGRATIONS_DIR, BILLING_SCHEMA, openBillingPrisma } from './persistence/prisma';
 
 // The billing service against the machine's PostgreSQL (a pool of 20 connections, so parallel requests
@@ -16,7 +16,7 @@ import { BILLING_MIGRATIONS_DIR, BILLING_SCHEMA, openBillingPrisma } from './per
 
 let testDb: TestDatabase;
 let db: PgDatabase;
-let billing: BillingService;
+let billing: ReturnType<typeof billingUseCases>;
 
 const chg = () => `chg_${newId('ledgerEntry').slice(4)}`;
 const agent = () => newId('agent');
@@ -25,7 +25,7 @@ const record = newId('record');
 beforeAll(async () => {
   testDb = await createTestDatabase();
   db = new PgDatabase({ connectionString: testDb.url, poolSize: 20 });
-  billing = new BillingService(new BillingRepository(await openBillingPrisma(db), sandboxOpening(100_000)));
+  billing = billingUseCases(new PrismaBillingRepository(await openBillingPrisma(db), { sandboxCreditMicroUsd: 100_000 }));
 }, 60_000);
 afterAll(async () => {
   await db?.close();
@@ -128,8 +128,8 @@ describe('balances and reservations', () => {
       await pg.end();
     }
     const tenMinutes = 10 * 60_000;
-    // Two replicas' sweepers at once: the service call and the ReservationSweeper the module runs every 60 s.
-    const [s1, swept] = await Promise.all([billing.sweepReservations(tenMinutes), new ReservationSweeper(billing, { reservationMaxAgeMs: tenMinutes }).sweep()]);
+    // Two replicas' sweepers at once: the use case and the sweep BillingLifecycle runs every 60 s.
+    const [s1, swept] = await Promise.all([billing.sweepReservations(tenMinutes), new BillingLifecycle(billing.sweep, { reservationMaxAgeMs: tenMinutes }).sweepReservations()]);
     expect(s1.voided + swept).toBe(3);
     expect((await billing.balance(a, 'live')).balanceMicroUsd).toBe(150_000);
     expect((await billing.balance(b, 'live')).balanceMicroUsd).toBe(50_000);
@@ -260,7 +260,7 @@ describe('migration', () => {
         `INSERT INTO billing.ledger_entries (id, agent_id, operation, record_id, amount_micro_usd, request_id, payment_method) VALUES ('led_1', 'agt_1', 'recall', 'rec_1', 50000, 'req-1', 'agent_key')`,
       );
       await pg.end();
-      const service = new BillingService(new BillingRepository(await openBillingPrisma(legacyDb), sandboxOpening()));
+      const service = billingUseCases(new PrismaBillingRepository(await openBillingPrisma(legacyDb), {}));
       const usage = await service.usage({ agentId: 'agt_1', limit: 10, offset: 0 });
       expect(usage.entries).toEqual([expect.objectContaining({ id: 'led_1', chargeId: 'req-1', requestId: 'req-1', environment: 'live', amountMicroUsd: 50_000 })]);
     } finally {

@@ -1,69 +1,84 @@
-import { Controller, UseFilters } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import type { z } from 'zod';
+import { SUBJECTS } from '@agent-memory/shared';
+import { BusEdge } from '@agent-memory/platform';
 import {
-  BillingBalanceMessageSchema,
-  BillingClaimPaymentMessageSchema,
-  BillingCommitMessageSchema,
-  BillingCompletePaymentMessageSchema,
-  BillingCreditMessageSchema,
-  BillingRecordUsageMessageSchema,
-  BillingReleaseMessageSchema,
-  BillingReserveMessageSchema,
-  BillingUsageMessageSchema,
-  SUBJECTS,
-} from '@agent-memory/shared';
-import { MessagePipe, RpcDomainExceptionFilter } from '@agent-memory/platform';
-import { BillingService } from './billing.service';
+  BillingBalanceMessage,
+  BillingClaimPaymentMessage,
+  BillingCommitMessage,
+  BillingCompletePaymentMessage,
+  BillingCreditMessage,
+  BillingRecordUsageMessage,
+  BillingReleaseMessage,
+  BillingReserveMessage,
+  BillingUsageMessage,
+} from './billing.messages';
+import { ClaimPaymentUseCase } from './use-cases/claim-payment.use-case';
+import { CommitReservationUseCase } from './use-cases/commit-reservation.use-case';
+import { CompletePaymentUseCase } from './use-cases/complete-payment.use-case';
+import { CreditUseCase } from './use-cases/credit.use-case';
+import { GetBalanceUseCase } from './use-cases/get-balance.use-case';
+import { GetUsageUseCase } from './use-cases/get-usage.use-case';
+import { RecordUsageUseCase } from './use-cases/record-usage.use-case';
+import { ReleaseReservationUseCase } from './use-cases/release-reservation.use-case';
+import { ReserveUseCase } from './use-cases/reserve.use-case';
 
-/** Bus edge of the billing service (`billing.v1.*`); every message is validated here, where it is consumed. */
-@Controller()
-@UseFilters(RpcDomainExceptionFilter)
+/** Bus edge of the billing service (`billing.v1.*`): each message, validated by its class, goes to one use case. */
+@BusEdge()
 export class BillingMessageHandler {
-  constructor(private readonly billing: BillingService) {}
+  constructor(
+    private readonly recordUsageUseCase: RecordUsageUseCase,
+    private readonly getUsage: GetUsageUseCase,
+    private readonly getBalance: GetBalanceUseCase,
+    private readonly reserveUseCase: ReserveUseCase,
+    private readonly commitReservation: CommitReservationUseCase,
+    private readonly releaseReservation: ReleaseReservationUseCase,
+    private readonly claimPaymentUseCase: ClaimPaymentUseCase,
+    private readonly completePaymentUseCase: CompletePaymentUseCase,
+    private readonly creditUseCase: CreditUseCase,
+  ) {}
 
   @MessagePattern(SUBJECTS.billing.recordUsage)
-  recordUsage(@Payload(new MessagePipe(BillingRecordUsageMessageSchema)) m: z.output<typeof BillingRecordUsageMessageSchema>) {
-    return this.billing.recordUsage(m);
+  recordUsage(@Payload() m: BillingRecordUsageMessage) {
+    return this.recordUsageUseCase.execute(m);
   }
 
   @MessagePattern(SUBJECTS.billing.usage)
-  usage(@Payload(new MessagePipe(BillingUsageMessageSchema)) m: z.output<typeof BillingUsageMessageSchema>) {
-    return this.billing.usage(m);
+  usage(@Payload() m: BillingUsageMessage) {
+    return this.getUsage.execute(m);
   }
 
   @MessagePattern(SUBJECTS.billing.balance)
-  balance(@Payload(new MessagePipe(BillingBalanceMessageSchema)) m: z.output<typeof BillingBalanceMessageSchema>) {
-    return this.billing.balance(m.agentId, m.environment);
+  balance(@Payload() m: BillingBalanceMessage) {
+    return this.getBalance.execute(m);
   }
 
   @MessagePattern(SUBJECTS.billing.reserve)
-  reserve(@Payload(new MessagePipe(BillingReserveMessageSchema)) m: z.output<typeof BillingReserveMessageSchema>) {
-    return this.billing.reserve(m);
+  reserve(@Payload() m: BillingReserveMessage) {
+    return this.reserveUseCase.execute(m);
   }
 
   @MessagePattern(SUBJECTS.billing.commit)
-  commit(@Payload(new MessagePipe(BillingCommitMessageSchema)) m: z.output<typeof BillingCommitMessageSchema>) {
-    return this.billing.commit(m.chargeId, m.idempotencyKey, m.commitId);
+  commit(@Payload() m: BillingCommitMessage) {
+    return this.commitReservation.execute(m);
   }
 
   @MessagePattern(SUBJECTS.billing.release)
-  release(@Payload(new MessagePipe(BillingReleaseMessageSchema)) m: z.output<typeof BillingReleaseMessageSchema>) {
-    return this.billing.release(m);
+  release(@Payload() m: BillingReleaseMessage) {
+    return this.releaseReservation.execute(m);
   }
 
   @MessagePattern(SUBJECTS.billing.claimPayment)
-  claimPayment(@Payload(new MessagePipe(BillingClaimPaymentMessageSchema)) m: z.output<typeof BillingClaimPaymentMessageSchema>) {
-    return this.billing.claimPayment(m);
+  claimPayment(@Payload() m: BillingClaimPaymentMessage) {
+    return this.claimPaymentUseCase.execute(m);
   }
 
   @MessagePattern(SUBJECTS.billing.completePayment)
-  completePayment(@Payload(new MessagePipe(BillingCompletePaymentMessageSchema)) m: z.output<typeof BillingCompletePaymentMessageSchema>) {
-    return this.billing.completePayment(m.challengeId, m.outcome, m.reference);
+  completePayment(@Payload() m: BillingCompletePaymentMessage) {
+    return this.completePaymentUseCase.execute(m);
   }
 
   @MessagePattern(SUBJECTS.billing.credit)
-  credit(@Payload(new MessagePipe(BillingCreditMessageSchema)) m: z.output<typeof BillingCreditMessageSchema>) {
-    return this.billing.credit(m);
+  credit(@Payload() m: BillingCreditMessage) {
+    return this.creditUseCase.execute(m);
   }
 }

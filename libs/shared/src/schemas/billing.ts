@@ -171,6 +171,7 @@ export type BillingUsageMessage = z.output<typeof BillingUsageMessageSchema>;
 
 /** Reads a balance (a sandbox balance is created with its initial credit on first use). */
 export const BillingBalanceMessageSchema = z.object({ agentId: AgentIdSchema, environment: BillingEnvironmentSchema });
+export type BillingBalanceMessage = z.output<typeof BillingBalanceMessageSchema>;
 
 /**
  * Reserves the price of one paid call from the balance with an atomic conditional debit (enforce mode).
@@ -201,6 +202,7 @@ export type Reservation = z.infer<typeof ReservationSchema>;
  * returned, so a write is charged exactly once (docs/api.md "After a 500 or a timeout").
  */
 export const BillingCommitMessageSchema = z.object({ chargeId: ChargeIdSchema, idempotencyKey: z.string().optional(), commitId: CommitIdSchema.optional() });
+export type BillingCommitMessage = z.output<typeof BillingCommitMessageSchema>;
 
 /**
  * Voids a reservation and gives the amount back (the call failed or was an idempotent replay). Repeating it
@@ -248,6 +250,7 @@ export const BillingCompletePaymentMessageSchema = z.object({
   outcome: z.enum(['settled', 'failed', 'submitted']),
   reference: z.string().max(256).optional(),
 });
+export type BillingCompletePaymentMessage = z.output<typeof BillingCompletePaymentMessageSchema>;
 
 export const PaymentRecordSchema = z.object({
   challengeId: z.string(),
@@ -280,6 +283,7 @@ export const BillingCreditMessageSchema = z
     reference: z.string().max(256).optional(),
   })
   .refine((m) => m.reason !== 'sandbox_top_up' || m.environment === 'test', { message: 'sandbox top-ups credit the test environment only', path: ['environment'] });
+export type BillingCreditMessage = z.output<typeof BillingCreditMessageSchema>;
 
 /** Micro-USD in a display string with the unit, for messages: `0.05 USD`. */
 export function usdLabel(microUsd: number): string {

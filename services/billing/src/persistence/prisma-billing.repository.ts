@@ -1,37 +1,30 @@
-import { newId } from '@agent-memory/shared';
-import type {
-  BillingEnvironment,
-  BillingRecordUsageMessage,
-  BillingReleaseMessage,
-  BillingReserveMessage,
-  BillingClaimPaymentMessage,
-  LedgerEntry,
-  PaidOperation,
-  PaymentRecord,
+import { Inject, Injectable } from '@nestjs/common';
+import {
+  type BillingClaimPaymentMessage,
+  type BillingCreditMessage,
+  type BillingEnvironment,
+  type BillingRecordUsageMessage,
+  type BillingReleaseMessage,
+  type BillingReserveMessage,
+  type LedgerEntry,
+  newId,
+  type PaidOperation,
+  type PaymentRecord,
+  type UsageSummary,
 } from '@agent-memory/shared';
-import { Prisma, type PrismaClient } from './generated/client';
+import { BILLING_OPTIONS, type BillingOptions } from '../billing.options';
+import { type BalanceOpening, BillingRepository, type HeldReservation, type LedgerFilter, sandboxOpening } from './billing.repository';
+import { Prisma } from './generated/client';
+import { BILLING_PRISMA, type BillingPrismaClient as PrismaClient } from './prisma';
 
 type Tx = Prisma.TransactionClient;
 /** Interactive transactions may wait for a pooled connection and a balance row lock under parallel calls. */
 const TX = { maxWait: 10_000, timeout: 20_000 } as const;
 type LedgerRow = Prisma.LedgerEntryModel;
 type PaymentRow = Prisma.PaymentModel;
-type ReservationRow = Prisma.ReservationModel;
-
-/** How a balance starts the first time it is used: the amount, and the credit reason recorded for it. */
-export type BalanceOpening = (environment: BillingEnvironment) => { amountMicroUsd: number; reason: 'sandbox_grant' } | undefined;
-
-/** Filter of ledger queries; `from` inclusive, `to` exclusive. */
-export interface LedgerFilter {
-  agentId: string;
-  environment?: BillingEnvironment;
-  operation?: PaidOperation;
-  from?: Date;
-  to?: Date;
-}
 
 /** The ledger row as the contract's {@link LedgerEntry}. */
-export function toLedgerEntry(row: LedgerRow): LedgerEntry {
+function toLedgerEntry(row: LedgerRow): LedgerEntry {
   return {
     id: row.id,
     chargeId: row.chargeId,
@@ -48,7 +41,7 @@ export function toLedgerEntry(row: LedgerRow): LedgerEntry {
 }
 
 /** The payment row as the contract's {@link PaymentRecord}. */
-export function toPaymentRecord(row: PaymentRow): PaymentRecord {
+function toPaymentRecord(row: PaymentRow): PaymentRecord {
   return {
     challengeId: row.challengeId,
     purpose: row.purpose as PaymentRecord['purpose'],
@@ -65,16 +58,23 @@ export function toPaymentRecord(row: PaymentRow): PaymentRecord {
 }
 
 /**
- * Persistence of the billing service (schema `billing`): ledger, balances, reservations, payments and
- * credits. Money moves only inside transactions; the debit of a reservation is one conditional UPDATE
- * (`balance >= price`), so parallel calls can never overdraw a balance (PostgreSQL row lock; PGlite runs
- * one transaction at a time).
+ * Adapter of {@link BillingRepository} on PostgreSQL through Prisma (schema `billing`): ledger, balances,
+ * reservations, payments and credits. Money moves only inside transactions; the debit of a reservation is
+ * one conditional UPDATE (`balance >= price`), so parallel calls can never overdraw a balance (PostgreSQL
+ * row lock; PGlite runs one transaction at a time). The only billing file that touches Prisma.
  */
-export class BillingRepository {
+@Injectable()
+export class PrismaBillingRepository extends BillingRepository {
+  private readonly opening: BalanceOpening;
+
+  /** `options.sandboxCreditMicroUsd`: the opening credit of a sandbox balance ({@link sandboxOpening}). */
   constructor(
-    private readonly prisma: PrismaClient,
-    private readonly opening: BalanceOpening,
-  ) {}
+    @Inject(BILLING_PRISMA) private readonly prisma: PrismaClient,
+    @Inject(BILLING_OPTIONS) options: BillingOptions,
+  ) {
+    super();
+    this.opening = sandboxOpening(options.sandboxCreditMicroUsd);
+  }
 
   /**
    * Creates the balance row on first use, with its opening credit (e.g. the sandbox grant) in the same
@@ -119,9 +119,9 @@ export class BillingRepository {
    * it feeds, so the row lock is held for one statement only. Returns the reservation, the existing one for
    * a repeated charge id (whose statement fails on the primary key and debits nothing), or `insufficient`.
    */
-  async reserve(m: BillingReserveMessage, amountMicroUsd: number): Promise<{ reservation: ReservationRow; balanceMicroUsd: number } | { insufficient: true; balanceMicroUsd: number }> {
+  async reserve(m: BillingReserveMessage, amountMicroUsd: number): Promise<{ reservation: HeldReservation; balanceMicroUsd: number } | { insufficient: true; balanceMicroUsd: number }> {
     const existing = await this.prisma.reservation.findUnique({ where: { chargeId: m.chargeId } });
-    if (existing) return { reservation: existing, balanceMicroUsd: await this.readBalance(this.prisma, m.agentId, m.environment) };
+    if (existing) return { reservation: held(existing), balanceMicroUsd: await this.readBalance(this.prisma, m.agentId, m.environment) };
     await this.ensureBalance(this.prisma, m.agentId, m.environment);
     const amount = BigInt(amountMicroUsd);
     let rows: Array<{ balance: bigint }>;
@@ -139,12 +139,12 @@ export class BillingRepository {
         SELECT debit."balance_micro_usd" AS "balance" FROM debit, reservation`;
     } catch (err) {
       const raced = await this.prisma.reservation.findUnique({ where: { chargeId: m.chargeId } });
-      if (raced) return { reservation: raced, balanceMicroUsd: await this.readBalance(this.prisma, m.agentId, m.environment) };
+      if (raced) return { reservation: held(raced), balanceMicroUsd: await this.readBalance(this.prisma, m.agentId, m.environment) };
       throw err;
     }
     if (rows.length === 0) return { insufficient: true, balanceMicroUsd: await this.readBalance(this.prisma, m.agentId, m.environment) };
     const reservation = await this.prisma.reservation.findUniqueOrThrow({ where: { chargeId: m.chargeId } });
-    return { reservation, balanceMicroUsd: Number(rows[0]!.balance) };
+    return { reservation: held(reservation), balanceMicroUsd: Number(rows[0]!.balance) };
   }
 
   /**
@@ -155,8 +155,8 @@ export class BillingRepository {
    * concurrent commits of replays of one write); otherwise the reservation is voided and its amount given
    * back in the same transaction, and the entry that already charged the write is returned.
    */
-  async commit(chargeId: string, idempotencyKey: string | undefined, commitId?: string): Promise<LedgerRow | undefined> {
-    return this.prisma.$transaction(async (tx) => {
+  async commit(chargeId: string, idempotencyKey: string | undefined, commitId: string | undefined): Promise<LedgerEntry | undefined> {
+    const row = await this.prisma.$transaction(async (tx) => {
       const already = await tx.ledgerEntry.findUnique({ where: { chargeId } });
       if (already) return already;
       const moved = await tx.reservation.updateMany({ where: { chargeId, status: 'reserved' }, data: { status: 'committed', updatedAt: new Date() } });
@@ -183,6 +183,7 @@ export class BillingRepository {
       await this.addToBalance(tx, r.agentId, r.environment as BillingEnvironment, r.amountMicroUsd);
       return tx.ledgerEntry.findUniqueOrThrow({ where: { commitId } });
     }, TX);
+    return row && toLedgerEntry(row);
   }
 
   /**
@@ -240,7 +241,11 @@ export class BillingRepository {
    * `commitId`, a write already charged under another charge id is not charged again: the entry that
    * charged it is returned (its `chargeId` then differs from `m.chargeId`).
    */
-  async recordUsage(m: BillingRecordUsageMessage, amountMicroUsd: number): Promise<LedgerRow> {
+  async recordUsage(m: BillingRecordUsageMessage, amountMicroUsd: number): Promise<LedgerEntry> {
+    return toLedgerEntry(await this.recordUsageRow(m, amountMicroUsd));
+  }
+
+  private async recordUsageRow(m: BillingRecordUsageMessage, amountMicroUsd: number): Promise<LedgerRow> {
     const data = {
       id: newId('ledgerEntry'),
       chargeId: m.chargeId,
@@ -260,7 +265,7 @@ export class BillingRepository {
   }
 
   /** One page of ledger entries (newest first) and the totals over every entry the filter selects. */
-  async usage(filter: LedgerFilter, limit: number, offset: number) {
+  async usage(filter: LedgerFilter, limit: number, offset: number): Promise<UsageSummary> {
     const where: Prisma.LedgerEntryWhereInput = {
       agentId: filter.agentId,
       ...(filter.environment ? { environment: filter.environment } : {}),
@@ -282,7 +287,7 @@ export class BillingRepository {
         GROUP BY 1 ORDER BY 1 DESC`,
     ]);
     return {
-      rows,
+      entries: rows.map(toLedgerEntry),
       total: agg._count._all,
       totalMicroUsd: agg._sum.amountMicroUsd ?? 0,
       byOperation: byOperation.map((g) => ({ operation: g.operation as PaidOperation, count: g._count._all, amountMicroUsd: g._sum.amountMicroUsd ?? 0 })),
@@ -291,7 +296,7 @@ export class BillingRepository {
   }
 
   /** Claims a challenge id (insert-if-absent on the primary key); undefined when it was claimed before. */
-  async claimPayment(m: BillingClaimPaymentMessage): Promise<PaymentRow | undefined> {
+  async claimPayment(m: BillingClaimPaymentMessage): Promise<PaymentRecord | undefined> {
     const created = await this.prisma.payment.createMany({
       data: [
         {
@@ -309,7 +314,7 @@ export class BillingRepository {
       skipDuplicates: true,
     });
     if (created.count !== 1) return undefined;
-    return this.prisma.payment.findUniqueOrThrow({ where: { challengeId: m.challengeId } });
+    return toPaymentRecord(await this.prisma.payment.findUniqueOrThrow({ where: { challengeId: m.challengeId } }));
   }
 
   /**
@@ -318,12 +323,12 @@ export class BillingRepository {
    * `submitted` stores the reference only (the payment stays `claimed`). A reference stored before is kept
    * when none is given. Returns the payment (undefined if unknown) and, for a settled top-up, the balance.
    */
-  async completePayment(challengeId: string, outcome: 'settled' | 'failed' | 'submitted', reference: string | undefined): Promise<{ payment?: PaymentRow; balanceMicroUsd?: number }> {
+  async completePayment(challengeId: string, outcome: 'settled' | 'failed' | 'submitted', reference: string | undefined): Promise<{ payment?: PaymentRecord; balanceMicroUsd?: number }> {
     if (outcome === 'submitted') {
       await this.prisma.payment.updateMany({ where: { challengeId, status: 'claimed' }, data: { ...(reference !== undefined ? { reference } : {}), updatedAt: new Date() } });
-      return { payment: (await this.prisma.payment.findUnique({ where: { challengeId } })) ?? undefined };
+      return { payment: await this.payment(challengeId) };
     }
-    return this.prisma.$transaction(async (tx) => {
+    const r = await this.prisma.$transaction(async (tx): Promise<{ payment?: PaymentRow; balanceMicroUsd?: number }> => {
       const moved = await tx.payment.updateMany({ where: { challengeId, status: 'claimed' }, data: { status: outcome, ...(reference !== undefined ? { reference } : {}), updatedAt: new Date() } });
       const payment = (await tx.payment.findUnique({ where: { challengeId } })) ?? undefined;
       if (!payment || payment.purpose !== 'top_up' || payment.status !== 'settled') return { payment };
@@ -336,15 +341,17 @@ export class BillingRepository {
       }
       return { payment, balanceMicroUsd: await this.readBalance(tx, payment.agentId, 'live') };
     }, TX);
+    return { payment: r.payment && toPaymentRecord(r.payment), balanceMicroUsd: r.balanceMicroUsd };
   }
 
   /** One payment by challenge id, or undefined (operators reconcile `claimed` payments by their reference). */
-  async payment(challengeId: string): Promise<PaymentRow | undefined> {
-    return (await this.prisma.payment.findUnique({ where: { challengeId } })) ?? undefined;
+  async payment(challengeId: string): Promise<PaymentRecord | undefined> {
+    const row = await this.prisma.payment.findUnique({ where: { challengeId } });
+    return row ? toPaymentRecord(row) : undefined;
   }
 
   /** Applies a credit once (by `creditId`); returns the balance afterwards. */
-  async credit(c: { creditId: string; agentId: string; environment: BillingEnvironment; amountMicroUsd: number; reason: 'refund' | 'sandbox_top_up'; reference?: string }): Promise<number> {
+  async credit(c: BillingCreditMessage): Promise<number> {
     return this.prisma.$transaction(async (tx) => {
       const created = await tx.credit.createMany({
         data: [{ creditId: c.creditId, agentId: c.agentId, environment: c.environment, reason: c.reason, amountMicroUsd: BigInt(c.amountMicroUsd), reference: c.reference ?? null }],
@@ -355,4 +362,9 @@ export class BillingRepository {
       return this.readBalance(tx, c.agentId, c.environment);
     }, TX);
   }
+}
+
+/** The held part of a reservation row. */
+function held(row: Prisma.ReservationModel): HeldReservation {
+  return { chargeId: row.chargeId, amountMicroUsd: row.amountMicroUsd, status: row.status as HeldReservation['status'] };
 }

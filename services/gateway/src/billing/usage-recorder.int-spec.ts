@@ -2,9 +2,9 @@ import 'reflect-metadata';
 import { PgDatabase } from '@agent-memory/platform';
 import { DomainError, newId, SUBJECTS } from '@agent-memory/shared';
 import { createTestDatabase, type TestDatabase } from '@agent-memory/testing';
-import { BillingService, sandboxOpening } from '../../../billing/src/billing.service';
-import { BillingRepository } from '../../../billing/src/persistence/billing.repository';
+import { billingUseCases } from '../../../billing/src/billing.fixture';
 import { openBillingPrisma } from '../../../billing/src/persistence/prisma';
+import { PrismaBillingRepository } from '../../../billing/src/persistence/prisma-billing.repository';
 import type { GatewayRequest } from '../auth/request-context';
 import type { GatewayOptions } from '../gateway.options';
 import type { PaymentProtocol } from './payment-protocol';
@@ -19,12 +19,12 @@ import { UsageRecorder } from './usage-recorder';
  */
 let testDb: TestDatabase;
 let db: PgDatabase;
-let billing: BillingService;
+let billing: ReturnType<typeof billingUseCases>;
 
 beforeAll(async () => {
   testDb = await createTestDatabase();
   db = new PgDatabase({ connectionString: testDb.url, poolSize: 10 });
-  billing = new BillingService(new BillingRepository(await openBillingPrisma(db), sandboxOpening(1_000_000)));
+  billing = billingUseCases(new PrismaBillingRepository(await openBillingPrisma(db), { sandboxCreditMicroUsd: 1_000_000 }));
 }, 60_000);
 afterAll(async () => {
   await db?.close();
