@@ -1,7 +1,9 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import {
+  type Balance,
   CompletePaymentReplySchema,
   DomainError,
+  ForbiddenError,
   LedgerEntrySchema,
   type PaidOperation,
   PaymentRecordSchema,
@@ -16,7 +18,7 @@ import { z } from 'zod';
 import { GATEWAY_OPTIONS, type GatewayOptions } from '../gateway.options';
 import { type GatewayRequest, principalOf } from '../auth/request-context';
 import { requestWithRetry } from './bus-retry';
-import { PaymentProtocol, PaymentReconciliationError, requestBindingOf } from './payment-protocol';
+import { PaymentProtocol, PaymentReconciliationError, requestBindingOf, type SettledPayment } from './payment-protocol';
 import { paymentStateOf, type PaymentState } from './payment-state';
 
 /** A new charge id: the key of one paid call in the billing service (never the client's x-request-id). */
@@ -37,16 +39,40 @@ export interface WriteOutcome {
 const NOT_A_REPLAY: WriteOutcome = { replayed: false };
 
 /**
- * Charges a paid call exactly once, only when it succeeds (only 2xx, never a free endpoint; docs/api.md, "Billing"),
- * by the way the caller pays (docs/billing.md). An idempotent write is charged once per committed write, not
- * per request (docs/api.md "After a 500 or a timeout"): its reply names the write (`commitId`), and the
- * ledger takes one entry per commit id, so a replay is charged only when no request of that write was
- * (its original answered 500 although it committed), and otherwise refunded like a replay without one:
+ * One paid call for {@link UsageRecorder.paid}: the paid `operation` on `recordId`, the `call` itself,
+ * `outcome(result)` saying whether it was an idempotent replay and which write it committed or replayed
+ * ({@link WriteOutcome}; default: not a replay, no commit id), and the request's idempotency key (ledger).
+ */
+export interface PaidCallOptions<T> {
+  operation: PaidOperation;
+  recordId: string;
+  call: () => Promise<T>;
+  outcome?: (result: T) => WriteOutcome;
+  idempotencyKey?: string;
+}
+
+type WithOutcome<T> = PaidCallOptions<T> & { outcome: (result: T) => WriteOutcome };
+
+/** What a settled top-up answers: the live balance afterwards, the amount credited (micro-USD) and the settlement reference. */
+export interface TopUpResult {
+  balance: Balance;
+  creditedMicroUsd: number;
+  reference: string;
+}
+
+/**
+ * The gateway's one money flow (docs/billing.md): charges a paid call exactly once, only when it succeeds
+ * (only 2xx, never a free endpoint), by the way the caller pays, and tops up a live balance with a Payment
+ * credential. An idempotent write is charged once per committed write, not per request (docs/api.md "After
+ * a 500 or a timeout"): its reply names the write (`commitId`), and the ledger takes one entry per commit
+ * id, so a replay is charged only when no request of that write was (its original answered 500 although it
+ * committed), and otherwise refunded like a replay without one:
  *
  * - `Authorization: Payment`: claim the challenge id (a replay is refused), settle, run the call, write the
  *   ledger entry; if the call then fails or is an idempotent replay, the paid amount is credited to the
  *   agent's live balance instead (the money has moved; it is not charged); a replay whose write was never
- *   charged keeps the payment.
+ *   charged keeps the payment. A top-up claims and settles the same way ({@link settleCredential}), then
+ *   credits the live balance.
  * - Bearer key in `enforce` mode: reserve the price from the balance (atomic conditional debit; 402 with a
  *   challenge when it does not cover it), run the call, then commit the reservation into the ledger entry,
  *   or void it (refund) when the call failed or was a replay of a write already charged (the billing
@@ -70,33 +96,72 @@ export class UsageRecorder {
   ) {}
 
   /**
-   * Runs `call` as the paid `operation` on `recordId`; `outcome(result)` says whether it was an idempotent
-   * replay and which write it committed or replayed ({@link WriteOutcome}; default: not a replay, no commit
-   * id). A replay without a commit id is not charged; one with a commit id is charged only if that write
-   * never was. Throws what `call` throws, or PaymentRequiredError when payment is missing.
+   * Runs `paid.call` as the paid `paid.operation` on `paid.recordId` ({@link PaidCallOptions}). A replay
+   * without a commit id is not charged; one with a commit id is charged only if that write never was.
+   * Throws what the call throws, or PaymentRequiredError when payment is missing.
    */
-  async paid<T>(req: GatewayRequest, operation: PaidOperation, recordId: string, call: () => Promise<T>, outcome: (result: T) => WriteOutcome = () => NOT_A_REPLAY, idempotencyKey?: string): Promise<T> {
+  async paid<T>(req: GatewayRequest, paid: PaidCallOptions<T>): Promise<T>;
+  /** The positional form, kept while the controllers move to {@link PaidCallOptions}. */
+  async paid<T>(req: GatewayRequest, operation: PaidOperation, recordId: string, call: () => Promise<T>, outcome?: (result: T) => WriteOutcome, idempotencyKey?: string): Promise<T>;
+  async paid<T>(
+    req: GatewayRequest,
+    paidOrOperation: PaidCallOptions<T> | PaidOperation,
+    recordId?: string,
+    call?: () => Promise<T>,
+    outcome?: (result: T) => WriteOutcome,
+    idempotencyKey?: string,
+  ): Promise<T> {
+    const paid = typeof paidOrOperation === 'string' ? { operation: paidOrOperation, recordId: recordId!, call: call!, outcome, idempotencyKey } : paidOrOperation;
+    const p: WithOutcome<T> = { ...paid, outcome: paid.outcome ?? (() => NOT_A_REPLAY) };
     const payment = paymentStateOf(req);
-    if (payment?.verified) return this.paidByCredential(req, payment, operation, recordId, call, outcome, idempotencyKey);
-    if (this.options.billingMode === 'enforce') return this.paidFromBalance(req, operation, recordId, call, outcome, idempotencyKey);
-    const result = await call();
-    const o = outcome(result);
+    if (payment?.verified) return this.paidByCredential(req, payment, p);
+    if (this.options.billingMode === 'enforce') return this.paidFromBalance(req, p);
+    const result = await p.call();
+    const o = p.outcome(result);
     if (this.options.billingMode === 'ledger' && (!o.replayed || o.commitId)) {
-      await this.recordUsage(req, newChargeId(), operation, recordId, idempotencyKey, o.commitId, req.gateway?.authMethod ?? 'agent_key');
+      await this.recordUsage(req, newChargeId(), p, o.commitId, req.gateway?.authMethod ?? 'agent_key');
     }
     return result;
   }
 
-  private async paidFromBalance<T>(req: GatewayRequest, operation: PaidOperation, recordId: string, call: () => Promise<T>, outcome: (result: T) => WriteOutcome, idempotencyKey?: string): Promise<T> {
+  /**
+   * Top-up of the caller's live balance by `amountMicroUsd`. Without a verified Payment credential (a Bearer
+   * key): 403 for a test key (no real funds), else 402 with a challenge for the amount, bound to the agent.
+   * With one: claim, settle ({@link settleCredential}), credit (retried); answers the balance afterwards.
+   * @throws PaymentReconciliationError (402, no challenge) when the settlement's outcome is unknown or its
+   *   credit could not be recorded: the payment stays `claimed` with its reference.
+   */
+  async topUp(req: GatewayRequest, amountMicroUsd: number): Promise<TopUpResult> {
+    const principal = principalOf(req);
+    const payment = paymentStateOf(req);
+    if (!payment?.verified) {
+      if (principal.keyEnvironment === 'test') throw new ForbiddenError('Test keys cannot spend real funds: add sandbox credit with POST /api/v1/billing/sandbox/top-up');
+      const target = this.payments.topUpTarget(principal.agentId, amountMicroUsd);
+      throw new PaymentRequiredError(`Payment required: ${target.description}. Pay the challenge and repeat this request with "Authorization: Payment <credential>"`, await this.payments.challenge(target));
+    }
+    const { verified } = payment;
+    const settled = await this.settleCredential(req, payment, { purpose: 'top_up', agentId: principal.agentId });
+    let done;
+    try {
+      done = await requestWithRetry(this.bus, SUBJECTS.billing.completePayment, { challengeId: verified.challengeId, outcome: 'settled', reference: settled.reference }, CompletePaymentReplySchema);
+    } catch (err) {
+      this.logger.error({ err, requestId: req.id, challengeId: verified.challengeId, reference: settled.reference, amountMicroUsd: verified.amountMicroUsd }, 'Settled top-up could not be credited: left claimed for reconciliation');
+      throw new PaymentReconciliationError(
+        settled.reference,
+        `Payment ${settled.reference} settled, but the credit could not be recorded yet: it is being reconciled. Do not pay again: the amount will be credited to the agent's live balance`,
+      );
+    }
+    const balance = done.balance ?? { agentId: principal.agentId, environment: 'live' as const, balanceMicroUsd: 0 };
+    return { balance, creditedMicroUsd: verified.amountMicroUsd, reference: settled.reference };
+  }
+
+  private async paidFromBalance<T>(req: GatewayRequest, p: WithOutcome<T>): Promise<T> {
     const principal = principalOf(req);
     const chargeId = newChargeId();
-    const release = () => this.release({ chargeId, requestId: String(req.id), agentId: principal.agentId, environment: principal.keyEnvironment, operation, recordId });
+    const charge = { chargeId, requestId: String(req.id), agentId: principal.agentId, environment: principal.keyEnvironment, operation: p.operation, recordId: p.recordId };
+    const release = () => this.release(charge);
     try {
-      await this.bus.request(
-        SUBJECTS.billing.reserve,
-        { chargeId, requestId: String(req.id), agentId: principal.agentId, environment: principal.keyEnvironment, operation, recordId },
-        ReservationSchema,
-      );
+      await this.bus.request(SUBJECTS.billing.reserve, charge, ReservationSchema);
     } catch (err) {
       if (err instanceof DomainError && err.code === 'PAYMENT_REQUIRED') {
         if (principal.keyEnvironment === 'test') {
@@ -104,7 +169,7 @@ export class UsageRecorder {
         }
         throw new PaymentRequiredError(
           `${err.message}. Top up with POST /api/v1/billing/top-up, or pay this call with the challenge ("Authorization: Payment <credential>", signed by the agent's wallet)`,
-          await this.payments.challenge(this.payments.callTarget(operation, recordId, requestBindingOf(req))),
+          await this.payments.challenge(this.payments.callTarget(p.operation, p.recordId, requestBindingOf(req))),
         );
       }
       // The reservation may have happened before the transport failed, or may still be in flight: release
@@ -114,61 +179,42 @@ export class UsageRecorder {
     }
     let result: T;
     try {
-      result = await call();
+      result = await p.call();
     } catch (err) {
       await release();
       throw err;
     }
-    const { replayed, commitId } = outcome(result);
+    const { replayed, commitId } = p.outcome(result);
     if (replayed && !commitId) {
       await release();
       return result;
     }
     try {
       // With a commit id the billing service charges the write once: a repeat (replay) is refunded there.
-      await requestWithRetry(this.bus, SUBJECTS.billing.commit, { chargeId, idempotencyKey, commitId }, LedgerEntrySchema);
+      await requestWithRetry(this.bus, SUBJECTS.billing.commit, { chargeId, idempotencyKey: p.idempotencyKey, commitId }, LedgerEntrySchema);
     } catch (err) {
       // The call succeeded and must not be reported as failed; the billing sweeper voids the held reservation later.
-      this.logger.error({ err, requestId: req.id, chargeId, operation }, 'Reservation could not be committed');
+      this.logger.error({ err, requestId: req.id, chargeId, operation: p.operation }, 'Reservation could not be committed');
     }
     return result;
   }
 
-  private async paidByCredential<T>(req: GatewayRequest, payment: PaymentState, operation: PaidOperation, recordId: string, call: () => Promise<T>, outcome: (result: T) => WriteOutcome, idempotencyKey?: string): Promise<T> {
+  private async paidByCredential<T>(req: GatewayRequest, payment: PaymentState, p: WithOutcome<T>): Promise<T> {
     const principal = principalOf(req);
     const verified = payment.verified!;
-    try {
-      await this.bus.request(
-        SUBJECTS.billing.claimPayment,
-        { challengeId: verified.challengeId, purpose: 'call', agentId: principal.agentId, operation, recordId, amountMicroUsd: verified.amountMicroUsd, payer: verified.payer, requestId: String(req.id) },
-        PaymentRecordSchema,
-      );
-    } catch (err) {
-      if (err instanceof DomainError && err.code === 'PAYMENT_REQUIRED') throw new PaymentRequiredError(err.message, await this.payments.challenge(payment.target));
-      throw err;
-    }
-    let settled;
-    try {
-      settled = await this.payments.settle(verified, payment.target, (reference) => this.recordSubmitted(verified.challengeId, reference));
-    } catch (err) {
-      // Unknown outcome: the payment stays claimed with its reference, for reconciliation.
-      if (!(err instanceof PaymentReconciliationError)) await this.completePayment(verified.challengeId, 'failed');
-      else this.logger.error({ requestId: req.id, challengeId: verified.challengeId, reference: err.reference }, 'Payment settlement not confirmed: left claimed for reconciliation');
-      throw err;
-    }
+    const settled = await this.settleCredential(req, payment, { purpose: 'call', agentId: principal.agentId, operation: p.operation, recordId: p.recordId });
     await this.completePayment(verified.challengeId, 'settled', settled.reference);
-    void payment.reply.header('Payment-Receipt', settled.receipt);
     let result: T;
     try {
-      result = await call();
+      result = await p.call();
     } catch (err) {
       await this.refund(req, verified.challengeId, principal.agentId, verified.amountMicroUsd, settled.reference);
       throw err;
     }
-    const { replayed, commitId } = outcome(result);
+    const { replayed, commitId } = p.outcome(result);
     const chargeId = newChargeId();
     // Without a ledger (`off`) nothing can tell whether a replayed write was charged: replays are refunded.
-    const charged = this.options.billingMode !== 'off' && (!replayed || commitId) ? await this.recordUsage(req, chargeId, operation, recordId, idempotencyKey, commitId, 'payment') : undefined;
+    const charged = this.options.billingMode !== 'off' && (!replayed || commitId) ? await this.recordUsage(req, chargeId, p, commitId, 'payment') : undefined;
     // A replay keeps its payment only when the ledger shows this very request charged the commit (the write
     // no earlier request paid for); without a commit id, without a ledger (`off`) or when the usage could
     // not be recorded, nothing shows that, so it is refunded. A first write keeps its payment unless another
@@ -181,21 +227,58 @@ export class UsageRecorder {
   }
 
   /**
+   * The settle flow of every Payment credential, paid call or top-up: claims the challenge id in the
+   * billing service (a replayed credential: 402 with a fresh challenge), stores the settlement reference on
+   * the claimed payment before the money moves, settles, and attaches `Payment-Receipt` to the reply. A
+   * settlement that did not move the money marks the payment `failed`; one whose outcome is unknown leaves it
+   * `claimed` with its reference. The caller then completes the payment as settled.
+   */
+  private async settleCredential(
+    req: GatewayRequest,
+    payment: PaymentState,
+    claim: { purpose: 'call' | 'top_up'; agentId: string; operation?: PaidOperation; recordId?: string },
+  ): Promise<SettledPayment> {
+    const verified = payment.verified!;
+    const { challengeId } = verified;
+    try {
+      await this.bus.request(
+        SUBJECTS.billing.claimPayment,
+        { challengeId, ...claim, amountMicroUsd: verified.amountMicroUsd, payer: verified.payer, requestId: String(req.id) },
+        PaymentRecordSchema,
+      );
+    } catch (err) {
+      if (err instanceof DomainError && err.code === 'PAYMENT_REQUIRED') throw new PaymentRequiredError(err.message, await this.payments.challenge(payment.target));
+      throw err;
+    }
+    let settled;
+    try {
+      settled = await this.payments.settle(verified, payment.target, (reference) => this.recordSubmitted(challengeId, reference));
+    } catch (err) {
+      // Unknown outcome: the payment stays claimed with its reference, for reconciliation.
+      if (!(err instanceof PaymentReconciliationError)) await this.completePayment(challengeId, 'failed');
+      else this.logger.error({ requestId: req.id, challengeId, purpose: claim.purpose, reference: err.reference }, 'Payment settlement not confirmed: left claimed for reconciliation');
+      throw err;
+    }
+    void payment.reply.header('Payment-Receipt', settled.receipt);
+    return settled;
+  }
+
+  /**
    * Writes the ledger entry of `chargeId`; returns it, or the entry that already charged `commitId` (another
    * charge id), or undefined when it could not be recorded (logged for reconciliation).
    */
-  private async recordUsage(req: GatewayRequest, chargeId: string, operation: PaidOperation, recordId: string, idempotencyKey: string | undefined, commitId: string | undefined, paymentMethod: string) {
+  private async recordUsage(req: GatewayRequest, chargeId: string, p: { operation: PaidOperation; recordId: string; idempotencyKey?: string }, commitId: string | undefined, paymentMethod: string) {
     const principal = principalOf(req);
     try {
       return await requestWithRetry(
         this.bus,
         SUBJECTS.billing.recordUsage,
-        { chargeId, requestId: String(req.id), agentId: principal.agentId, environment: principal.keyEnvironment, operation, recordId, idempotencyKey, commitId, paymentMethod },
+        { chargeId, requestId: String(req.id), agentId: principal.agentId, environment: principal.keyEnvironment, operation: p.operation, recordId: p.recordId, idempotencyKey: p.idempotencyKey, commitId, paymentMethod },
         LedgerEntrySchema,
       );
     } catch (err) {
       // The call itself succeeded and must not be reported as failed; the gap is logged for reconciliation.
-      this.logger.error({ err, requestId: req.id, operation }, 'Usage could not be recorded');
+      this.logger.error({ err, requestId: req.id, operation: p.operation }, 'Usage could not be recorded');
       return undefined;
     }
   }
