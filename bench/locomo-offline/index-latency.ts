@@ -8,9 +8,7 @@
 import { rmSync } from 'node:fs';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { encodeKeywords, encodeQuery } from '../../services/memory/src/recall/keyword-encoder';
-import { EmbeddedVectorIndex } from '../../services/memory/src/vector-index/embedded.vector-index';
-import type { VectorPoint } from '../../services/memory/src/vector-index/vector-index.port';
+import { EmbeddedVectorIndex, encodeKeywords, encodeQuery, type VectorPoint } from '@agent-memory/memory';
 
 const DIM = 512;
 const DIRECTORY = path.resolve(__dirname, '../../tmp/index-latency');

@@ -21,23 +21,25 @@ import { mkdirSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import {
+  type Bm25Parameters,
+  type ConvexFusionOptions,
+  createKeywordEncoder,
+  DEFAULT_BM25,
+  DEFAULT_KEYWORD_OPTIONS,
+  denseQueryText,
+  EmbeddedVectorIndex,
   FEEDBACK_DEFAULTS,
   HYBRID_FUSION,
-  reciprocalRankFusion,
-  type ConvexFusionOptions,
   type HybridCandidates,
   type HybridHit,
-} from '../../services/memory/src/recall/hybrid-ranking';
-import { hybridSearch, type HybridSearchRequest } from '../../services/memory/src/recall/hybrid-search';
-import {
-  DEFAULT_KEYWORD_OPTIONS,
+  hybridSearch,
+  type HybridSearchRequest,
+  type KeywordEncoder,
+  reciprocalRankFusion,
   SNOWBALL_STOP_WORDS,
   STOPWORD_PACKAGE_ENGLISH,
-  createKeywordEncoder,
-  type KeywordEncoder,
-} from '../../services/memory/src/recall/keyword-encoder';
-import { denseQueryText } from '../../services/memory/src/recall/query-rewrite';
-import { DEFAULT_BM25, EmbeddedVectorIndex, TEXTBOOK_BM25, type Bm25Parameters } from '../../services/memory/src/vector-index/embedded.vector-index';
+  TEXTBOOK_BM25,
+} from '@agent-memory/memory';
 import { USE_LITE_DIMENSION, USE_LITE_ID, embedWithCache } from './embeddings-cache';
 import { loadLocomo, type Conversation } from './locomo-data';
 
@@ -251,10 +253,10 @@ async function main(): Promise<void> {
   for (const depth of [25, 100, 200]) rows3.push(await measure(`TM2C2 α = 0.8, ${depth} candidates per search (default 50)`, questions, hybrid({ depth })));
   const feedback = {
     options: FEEDBACK_DEFAULTS,
-    load: async (ids: readonly string[]) => {
+    load: (ids: readonly string[]) => {
       // In the service: the memories' contents from the store, re-encoded. Here: the turn texts.
       const q = current!;
-      return new Map(ids.map((id) => [id, encoder.encodeKeywords(q.turns.get(id) ?? '')]));
+      return Promise.resolve(new Map(ids.map((id) => [id, encoder.encodeKeywords(q.turns.get(id) ?? '')])));
     },
   };
   let current: QuestionRef | undefined;

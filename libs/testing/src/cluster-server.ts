@@ -101,7 +101,7 @@ export class ClusterServer {
 
   /** Base URL of the first gateway replica. */
   get url(): string {
-    return this.gateways()[0]!.url;
+    return this.gateways()[0].url;
   }
 
   gateways(): ClusterProcessHandle[] {
@@ -134,11 +134,11 @@ export class ClusterServer {
   /** Directory of the embedded vector index (held by the vector-index process). */
   /** The deployment wallet signatures must name: `SIGNATURE_DOMAIN` and `PAYMENT_CHAIN_ID` of every process. */
   get signatureRealm(): SignatureRealm {
-    return { domain: this.env.SIGNATURE_DOMAIN!.toLowerCase(), chainId: Number(this.env.PAYMENT_CHAIN_ID ?? 84532) };
+    return { domain: this.env.SIGNATURE_DOMAIN.toLowerCase(), chainId: Number(this.env.PAYMENT_CHAIN_ID ?? 84532) };
   }
 
   get vectorIndexDir(): string {
-    return join(this.env.DATA_DIR!, 'vectors');
+    return join(this.env.DATA_DIR, 'vectors');
   }
 
   private async runOnce(name: string): Promise<void> {
@@ -146,8 +146,8 @@ export class ClusterServer {
     const child = spawn(process.execPath, ['-r', '@swc-node/register', MAIN, name], { cwd: REPO_ROOT, env: { ...process.env, ...this.env }, stdio: ['ignore', 'pipe', 'pipe'] });
     trackChild(child);
     const log = createWriteStream(logFile);
-    child.stdout!.pipe(log);
-    child.stderr!.pipe(log);
+    child.stdout.pipe(log);
+    child.stderr.pipe(log);
     const code = await new Promise<number | null>((r) => child.once('exit', r));
     if (code !== 0) throw new Error(`${name} exited with ${code}:\n${tail(logFile)}`);
   }
@@ -172,8 +172,8 @@ export class ClusterServer {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const log = createWriteStream(logFile, { flags: 'a' });
-    child.stdout!.pipe(log);
-    child.stderr!.pipe(log);
+    child.stdout.pipe(log);
+    child.stderr.pipe(log);
     const handle: ClusterProcessHandle = { name, replica: index, port, url: `http://127.0.0.1:${port}`, opsUrl: `http://127.0.0.1:${opsPort}`, child, logFile };
     trackChild(child);
     const existing = this.processes.findIndex((p) => p.name === name && p.replica === index);

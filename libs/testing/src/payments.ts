@@ -84,7 +84,7 @@ export class PaymentTestClient {
 /** Decodes the `request` parameter of a `WWW-Authenticate: Payment` challenge (base64url JSON) and its other parameters. */
 export function parsePaymentChallenge(wwwAuthenticate: string): { params: Record<string, string>; request: Record<string, unknown>; opaque?: Record<string, string> } {
   const params: Record<string, string> = {};
-  for (const m of wwwAuthenticate.matchAll(/(\w+)="([^"]*)"/g)) params[m[1]!] = m[2]!;
+  for (const m of wwwAuthenticate.matchAll(/(\w+)="([^"]*)"/g)) params[m[1]] = m[2]!;
   const decode = (v: string) => JSON.parse(Buffer.from(v, 'base64url').toString('utf8'));
   return { params, request: params.request ? decode(params.request) : {}, opaque: params.opaque ? decode(params.opaque) : undefined };
 }

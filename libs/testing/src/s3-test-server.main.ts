@@ -13,7 +13,7 @@ import { startS3TestServer } from './s3-test-server';
 /** `--name value` or `--name=value` from argv; undefined when absent. */
 function argValue(argv: readonly string[], name: string): string | undefined {
   for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
+    const arg = argv[i];
     if (arg === `--${name}`) return argv[i + 1];
     if (arg.startsWith(`--${name}=`)) return arg.slice(name.length + 3);
   }

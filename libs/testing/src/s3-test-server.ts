@@ -25,6 +25,7 @@ interface S3rverInstance {
   store: S3rverStore;
 }
 type S3rverConstructor = new (options: Record<string, unknown>) => S3rverInstance;
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- s3rver ships no type declarations; its shape is declared above
 const S3rver = require('s3rver') as S3rverConstructor;
 
 const errnoCode = (err: unknown): string | undefined => (err as NodeJS.ErrnoException | null)?.code;
@@ -204,7 +205,7 @@ export async function startS3TestServer(options: { directory?: string; port?: nu
     const segments = url.pathname.split('/').filter(Boolean);
     if (req.method === 'GET' && segments.length === 1 && url.searchParams.has('uploads')) {
       counts.uploadListings++;
-      answerAfterBody(req, res, 200, emptyUploadsXml(decodeURIComponent(segments[0]!), url.searchParams.get('prefix') ?? ''));
+      answerAfterBody(req, res, 200, emptyUploadsXml(decodeURIComponent(segments[0]), url.searchParams.get('prefix') ?? ''));
       return;
     }
     if (req.method === 'POST' && segments.length > 1 && url.searchParams.has('uploads')) counts.multipartUploads++;

@@ -12,3 +12,6 @@ export * from './billing/payment.options';
 export * from './billing/payment-settlement.port';
 export * from './billing/chain.payment-settlement';
 export * from './billing/payment-protocol';
+
+// The Authorization header parser, for the hostile-input benchmark (bench/hostile-input.bench.ts).
+export { parseAuthorization } from './auth/authorization-header';

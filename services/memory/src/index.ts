@@ -1,3 +1,35 @@
 export * from './memory.module';
 export * from './vector-index/vector-index.message-handler';
 export * from './use-cases/check-memories';
+
+// Recall, embedding and index building blocks, for the benchmarks (bench/) that measure them outside
+// the service; the service itself reaches them through MemoryModule.
+export { PrototypeMemoryTypeClassifier } from './classification/prototype.memory-type-classifier';
+export type { Embedder } from './embedding/embedder.port';
+export { boundForUseLite, UseLiteEmbedder } from './embedding/use-lite.embedder';
+export { type UseLiteTokenizerParts, WindowedUseLiteTokenizer } from './embedding/use-lite.tokenizer';
+export { chunkForEmbedding } from './recall/document-embedding';
+export {
+  type ConvexFusionOptions,
+  FEEDBACK_DEFAULTS,
+  HYBRID_FUSION,
+  type HybridCandidates,
+  type HybridHit,
+  reciprocalRankFusion,
+} from './recall/hybrid-ranking';
+export { hybridSearch, type HybridSearchRequest } from './recall/hybrid-search';
+export {
+  createKeywordEncoder,
+  DEFAULT_KEYWORD_OPTIONS,
+  encodeKeywords,
+  encodeQuery,
+  type KeywordEncoder,
+  SNOWBALL_STOP_WORDS,
+  STOPWORD_PACKAGE_ENGLISH,
+} from './recall/keyword-encoder';
+export { denseQueryText } from './recall/query-rewrite';
+export { ExtractiveSummariser } from './summary/extractive.summariser';
+export { type Bm25Parameters, DEFAULT_BM25, TEXTBOOK_BM25 } from './vector-index/bm25';
+export { EmbeddedVectorIndex } from './vector-index/embedded.vector-index';
+export type { EmbeddedVectorIndexOptions } from './vector-index/embedded.vector-index.options';
+export type { VectorPoint } from './vector-index/vector-index.port';
