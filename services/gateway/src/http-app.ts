@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import type { INestApplication } from '@nestjs/common';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { cleanupOpenApiDoc } from 'nestjs-zod';
@@ -58,7 +57,7 @@ export function configureGatewayApp(app: NestFastifyApplication, options: { secu
   // JSON only: a text/plain body is refused with VALIDATION_ERROR instead of reaching the schemas as a string.
   fastify.removeContentTypeParser(['text/plain']);
   const document = SwaggerModule.createDocument(
-    app as unknown as INestApplication,
+    app,
     new DocumentBuilder()
       .setTitle('agent-memory')
       .setDescription('Memory service for AI agents: records, memories, files, recall, context. Every response uses the envelope { success, data | error }.')
@@ -67,7 +66,7 @@ export function configureGatewayApp(app: NestFastifyApplication, options: { secu
       .addApiKey({ type: 'apiKey', in: 'header', name: 'Authorization', description: 'Passkey <session credential> (humans; docs/authentication.md)' }, 'passkey')
       .build(),
   );
-  SwaggerModule.setup('docs', app as unknown as INestApplication, markOmittableBodies(cleanupOpenApiDoc(document)), { jsonDocumentUrl: 'docs/openapi.json' });
+  SwaggerModule.setup('docs', app, markOmittableBodies(cleanupOpenApiDoc(document)), { jsonDocumentUrl: 'docs/openapi.json' });
 }
 
 /**

@@ -17,8 +17,8 @@ export function parseAuthorization(header: string | string[] | undefined): { sch
   if (typeof header !== 'string') return null;
   const m = AUTHORIZATION_PATTERN.exec(header.trim());
   if (!m) return null;
-  const scheme = SCHEMES[(m[1] as string).toLowerCase()];
-  return scheme ? { scheme, credential: m[2] as string } : null;
+  const scheme = SCHEMES[(m[1]).toLowerCase()];
+  return scheme ? { scheme, credential: m[2] } : null;
 }
 
 /**
@@ -29,6 +29,6 @@ export function parseAuthorization(header: string | string[] | undefined): { sch
  */
 export function authorizationFieldCount(rawHeaders: readonly string[]): number {
   let count = 0;
-  for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i]!.toLowerCase() === 'authorization') count++;
+  for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i].toLowerCase() === 'authorization') count++;
   return count;
 }

@@ -14,12 +14,12 @@ export class InMemoryReplayCache implements ReplayCache {
 
   constructor(private readonly now: () => number = Date.now) {}
 
-  async claim(token: string, ttlSeconds: number): Promise<boolean> {
+  claim(token: string, ttlSeconds: number): Promise<boolean> {
     const t = this.now();
     if (this.expiries.size > 10_000) for (const [k, exp] of this.expiries) if (exp <= t) this.expiries.delete(k);
     const exp = this.expiries.get(token);
-    if (exp !== undefined && exp > t) return false;
+    if (exp !== undefined && exp > t) return Promise.resolve(false);
     this.expiries.set(token, t + ttlSeconds * 1000);
-    return true;
+    return Promise.resolve(true);
   }
 }

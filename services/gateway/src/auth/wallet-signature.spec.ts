@@ -10,7 +10,7 @@ function docBlock(name: string): string {
   const doc = readFileSync(join(__dirname, '..', '..', '..', '..', 'docs', 'authentication.md'), 'utf8');
   const m = new RegExp(`<!-- worked-example:${name} -->\\n\`\`\`text\\n([\\s\\S]*?)\\n\`\`\``).exec(doc);
   if (!m) throw new Error(`docs/authentication.md has no worked-example:${name} block`);
-  return m[1] as string;
+  return m[1];
 }
 
 // The documented example: Anvil/Hardhat test account #0, 2026-01-01T00:00:00Z, a deployment at

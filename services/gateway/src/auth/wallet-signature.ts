@@ -43,8 +43,8 @@ export interface SignatureHeader {
 /** Parses `Signature <timestamp>:<walletAddress>:<signature>`; null when malformed. */
 export function parseSignatureHeader(header: string | undefined): SignatureHeader | null {
   const m = /^Signature\s+(\d{1,12}):(0x[0-9a-fA-F]{40}):(0x[0-9a-fA-F]{130})$/.exec((header ?? '').trim());
-  if (!m || !isAddress(m[2] as string)) return null;
-  return { timestamp: Number(m[1]), walletAddress: getAddress(m[2] as string), signature: m[3] as `0x${string}` };
+  if (!m || !isAddress(m[2])) return null;
+  return { timestamp: Number(m[1]), walletAddress: getAddress(m[2]), signature: m[3] as `0x${string}` };
 }
 
 /** Order of the secp256k1 group (SEC 2, §2.4.1); a canonical `s` is at most half of it (EIP-2). */

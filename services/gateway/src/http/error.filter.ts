@@ -1,7 +1,7 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { randomUUID } from 'node:crypto';
-import { DomainError, type ErrorCode, fail, HTTP_STATUS_BY_CODE, LIMITS, PaymentRequiredError, RateLimitedError } from '@agent-memory/shared';
+import { DomainError, fail, HTTP_STATUS_BY_CODE, LIMITS, PaymentRequiredError, RateLimitedError } from '@agent-memory/shared';
 import type { GatewayRequest } from '../auth/request-context';
 import { rateLimitHeaders } from '../rate-limit/rate-limit.service';
 
@@ -37,7 +37,7 @@ export class GatewayExceptionFilter implements ExceptionFilter {
     const reply = http.getResponse<FastifyReply>();
     const req = http.getRequest<GatewayRequest>();
     const error = this.toDomain(exception, req);
-    const status = HTTP_STATUS_BY_CODE[error.code as ErrorCode];
+    const status = HTTP_STATUS_BY_CODE[error.code];
     reply.headers(rateLimitHeaders(req));
     if (error instanceof RateLimitedError) reply.header('Retry-After', String(error.retryAfterSeconds));
     // A 402 states its price in a `WWW-Authenticate: Payment` challenge (docs/billing.md).

@@ -70,7 +70,7 @@ export function registerHttpSecurity(fastify: FastifyInstance, options: HttpSecu
   // oversized upload is drained so that its refusal reaches the client.
   fastify.addHook('preParsing', (req, _reply, payload, done) => {
     if (!hasBody(req.headers)) return done(null, payload);
-    const mediaType = String(req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+    const mediaType = String(req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
     const declared = Number(req.headers['content-length']);
     const limit = req.routeOptions.bodyLimit ?? DEFAULT_BODY_LIMIT_BYTES;
     const refusal =

@@ -44,7 +44,7 @@ export class RecordRateLimitGuard implements CanActivate {
     const cls = this.reflector.get<RecordRateClass | undefined>(RECORD_RATE_CLASS, context.getHandler());
     if (!cls) return true;
     const req = context.switchToHttp().getRequest<GatewayRequest>();
-    const recordId = (req.params as Record<string, string>).recordId as string;
+    const recordId = (req.params as Record<string, string>).recordId;
     await this.limits.consume(req, cls === 'write' ? 'recordWrite' : 'recordQuery', recordId);
     return true;
   }

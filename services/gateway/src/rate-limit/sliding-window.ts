@@ -88,12 +88,14 @@ export class SlidingWindowMemoryLimiter extends RateLimiterCompatibleAbstract {
     const rlKey = this.keyOf(key);
     const times = this.inWindow(rlKey, now);
     if (times.length + points > this.points) {
-      const wait = times.length > 0 ? times[0]! + windowMs - now : windowMs;
+      const wait = times.length > 0 ? times[0] + windowMs - now : windowMs;
+      // rate-limiter-flexible's contract: a limiter over its limit rejects with the RateLimiterRes, not an Error.
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
       return Promise.reject(new RateLimiterRes(0, wait, this.points + points, false));
     }
     for (let i = 0; i < points; i++) times.push(now);
     this.log.set(rlKey, times);
-    return Promise.resolve(new RateLimiterRes(this.points - times.length, times[0]! + windowMs - now, times.length, times.length === points));
+    return Promise.resolve(new RateLimiterRes(this.points - times.length, times[0] + windowMs - now, times.length, times.length === points));
   }
 
   /** The key's state without consuming (null when nothing is counted). */
@@ -101,7 +103,7 @@ export class SlidingWindowMemoryLimiter extends RateLimiterCompatibleAbstract {
     const now = this.now();
     const times = this.inWindow(this.keyOf(key), now);
     if (times.length === 0) return Promise.resolve(null);
-    return Promise.resolve(new RateLimiterRes(this.points - times.length, times[0]! + this.duration * 1000 - now, times.length, false));
+    return Promise.resolve(new RateLimiterRes(this.points - times.length, times[0] + this.duration * 1000 - now, times.length, false));
   }
 
   override delete(key: string | number): Promise<boolean> {
@@ -130,7 +132,7 @@ export class SlidingWindowMemoryLimiter extends RateLimiterCompatibleAbstract {
     if (!times) return [];
     const cutoff = now - this.duration * 1000;
     let expired = 0;
-    while (expired < times.length && times[expired]! <= cutoff) expired++;
+    while (expired < times.length && times[expired] <= cutoff) expired++;
     if (expired > 0) times.splice(0, expired);
     if (times.length === 0) this.log.delete(rlKey);
     return times;
