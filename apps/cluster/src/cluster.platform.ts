@@ -46,7 +46,7 @@ class ClusterAdapters implements OnApplicationBootstrap, OnApplicationShutdown {
       );
     }
     if (!this.readiness) return;
-    const { db, blobs, redis, jobs } = this;
+    const { db, blobs, jobs } = this;
     if (db) this.readiness.register('database', () => db.ping());
     if (blobs) this.readiness.register('blob-store', () => blobs.ping());
     // The gateway's Redis (rate limits, replay cache) is deliberately not a readiness check: during a Redis

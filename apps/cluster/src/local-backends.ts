@@ -90,5 +90,5 @@ export async function startLocalNats(): Promise<LocalBackend & { url: string; pa
  */
 export async function startLocalS3(directory: string): Promise<LocalBackend & { endpoint: string; accessKey: string; secretKey: string; region: string }> {
   const { child, match } = await spawnUntil(process.execPath, ['-r', '@swc-node/register', S3_STAND_IN, '--dir', directory], 'stdout', /^S3_ENDPOINT=(\S+)$/m);
-  return { endpoint: match[1]!, accessKey: 'S3RVER', secretKey: 'S3RVER', region: 'us-east-1', stop: () => stopChild(child) };
+  return { endpoint: match[1], accessKey: 'S3RVER', secretKey: 'S3RVER', region: 'us-east-1', stop: () => stopChild(child) };
 }

@@ -37,7 +37,7 @@ async function main(): Promise<void> {
   let privateNats: Awaited<ReturnType<typeof startLocalNats>> | undefined;
   stopAll = async () => {
     for (const { child } of [...children].reverse()) child.kill('SIGTERM');
-    await Promise.all(children.map(({ child }) => (child.exitCode === null ? new Promise((r) => child.once('exit', r)) : undefined)));
+    await Promise.all(children.filter(({ child }) => child.exitCode === null).map(({ child }) => new Promise((r) => child.once('exit', r))));
     await s3?.stop();
     await privateNats?.stop();
   };
@@ -92,8 +92,8 @@ async function main(): Promise<void> {
     if (name !== 'gateway') delete childEnv.BUS_SIGNING_PRIVATE_KEY;
     const child = spawn(process.execPath, ['-r', '@swc-node/register', MAIN, name], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
     const log = createWriteStream(join(dataDir, 'logs', `${name}.log`), { flags: 'a' });
-    child.stdout!.pipe(log);
-    child.stderr!.pipe(log);
+    child.stdout.pipe(log);
+    child.stderr.pipe(log);
     children.push({ name, child });
     return child;
   };

@@ -140,7 +140,7 @@ function parseOrigins(value: string): string[] {
 /** `SIGNATURE_DOMAIN`, or by default the host (with port) of the first passkey origin (docs/configuration.md). */
 function signatureDomainOf(configured: string | undefined, origins: string[]): string {
   if (configured !== undefined) return configured;
-  const host = new URL(origins[0] as string).host;
+  const host = new URL(origins[0]).host;
   if (!SIGNATURE_DOMAIN_PATTERN.test(host)) throw new Error(`Invalid configuration:\n  SIGNATURE_DOMAIN: not set, and the host ${JSON.stringify(host)} of PASSKEY_ORIGINS cannot be the default: set SIGNATURE_DOMAIN (${SIGNATURE_DOMAIN_HINT})`);
   return host;
 }
