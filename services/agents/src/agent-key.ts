@@ -21,7 +21,7 @@ export function issueAgentKey(prefix: string, environment: KeyEnvironment): { ke
 export function parseAgentKey(key: string): { prefix: string; environment: KeyEnvironment; hash: string } | null {
   const m = KEY_FORMAT.exec(key);
   if (!m) return null;
-  return { prefix: m[1] as string, environment: m[2] as KeyEnvironment, hash: sha256Hex(key) };
+  return { prefix: m[1], environment: m[2] as KeyEnvironment, hash: sha256Hex(key) };
 }
 
 /**

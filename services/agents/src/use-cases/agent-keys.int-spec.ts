@@ -77,7 +77,7 @@ describe('agent keys', () => {
 
   it('revokes at once and for good, idempotently; another agent’s key is NOT_FOUND', async () => {
     const { agentId, key } = await seedAgent('test');
-    const keyId = (await keys.list({ agentId })).keys[0]!.id;
+    const keyId = (await keys.list({ agentId })).keys[0].id;
     const other = await seedAgent();
     await expect(keys.revoke({ agentId: other.agentId, keyId, requestedBy: 'agent' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
     const revoked = await keys.revoke({ agentId, keyId, requestedBy: 'agent' });

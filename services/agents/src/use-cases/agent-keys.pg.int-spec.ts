@@ -60,7 +60,7 @@ describe('concurrent key changes', () => {
       expect(listed).toHaveLength(7);
       const active = listed.filter((k) => k.status === 'active');
       expect(active).toHaveLength(1);
-      expect(rotations.map((r) => r.key.id)).toContain(active[0]!.id);
+      expect(rotations.map((r) => r.key.id)).toContain(active[0].id);
       expect(listed.filter((k) => k.status === 'expiring')).toHaveLength(6);
     }
   });

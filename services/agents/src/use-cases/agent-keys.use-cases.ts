@@ -3,7 +3,6 @@ import {
   AgentKeyIdSchema,
   type AgentKeyInfo,
   type AgentKeyList,
-  type KeyEnvironment,
   newId,
   NotFoundError,
   type Principal,
@@ -90,7 +89,7 @@ export class AgentKeysUseCases {
     const { created, previous, issued } = await this.agents.transaction(async (tx) => {
       const agent = (await tx.lockAgent(agentId)) ? await tx.findAgent(agentId) : null;
       if (!agent) throw new NotFoundError('Agent not found');
-      const issued = issueAgentKey(this.keyPrefix, agent.keyEnvironment as KeyEnvironment);
+      const issued = issueAgentKey(this.keyPrefix, agent.keyEnvironment);
       const previous: AgentKeyRecord[] = [];
       for (const key of await tx.validKeys(agentId, now)) {
         // a key already ending before the new grace keeps its earlier end

@@ -62,7 +62,7 @@ describe('passkey registration and sign-in', () => {
     const signedIn = await signIn(device);
     expect(signedIn.human.id).toBe(registered.human.id);
     expect(signedIn.token).not.toBe(registered.token);
-    const stored = await prisma.passkeyCredential.findUniqueOrThrow({ where: { id: registered.human.passkeys[0]!.id } });
+    const stored = await prisma.passkeyCredential.findUniqueOrThrow({ where: { id: registered.human.passkeys[0].id } });
     expect(Number(stored.counter)).toBeGreaterThan(0);
     expect(stored.lastUsedAt).not.toBeNull();
     // tokens are stored only as hashes
@@ -224,7 +224,7 @@ describe('claims', () => {
     // a key of another agent is NOT_FOUND and changes nothing
     await claims.claim({ humanId: ana, agentKey: cut.agentKey });
     const other = await seedAgent();
-    const otherKeyId = (await keysOf().list({ agentId: other.agentId })).keys[0]!.id;
+    const otherKeyId = (await keysOf().list({ agentId: other.agentId })).keys[0].id;
     await expect(keysOf().revoke({ agentId: agent.agentId, keyId: otherKeyId, requestedBy: 'agent' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
     expect(await claimed()).toBe(ana);
   });

@@ -43,10 +43,9 @@ export class PasskeysUseCases {
     if (m.humanId) {
       human = await this.humans.findHuman(m.humanId);
       if (!human) throw new UnauthorizedError('Invalid passkey session credential');
-    } else if (!m.name) {
-      throw new ValidationError('name: required to create an account (or sign in first to add a passkey to yours)');
     }
-    const name = human?.name ?? (m.name as string);
+    const name = human ? human.name : m.name;
+    if (!name) throw new ValidationError('name: required to create an account (or sign in first to add a passkey to yours)');
     const webauthnUserId = human?.webauthnUserId ?? randomBytes(32).toString('base64url');
     const options = await generateRegistrationOptions({
       rpName: this.options.rpName,
@@ -127,7 +126,7 @@ export class PasskeysUseCases {
         expectedChallenge: challenge.challenge,
         expectedOrigin: this.options.origins,
         expectedRPID: this.options.rpId,
-        credential: { id: passkey.id, publicKey: new Uint8Array(passkey.publicKey), counter: Number(passkey.counter), transports: passkey.transports as never },
+        credential: { id: passkey.id, publicKey: new Uint8Array(passkey.publicKey), counter: Number(passkey.counter), transports: passkey.transports },
         requireUserVerification: true,
       }),
     );
