@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { LIMITS } from '@agent-memory/shared';
 
-/** Security settings of the HTTP edge (docs/authentication.md, "Transport and headers"). */
+/** Security settings of the HTTP edge (docs/authentication.md, "Transport, limits and logs"). */
 export interface HttpSecurityOptions {
   /** `Strict-Transport-Security` max-age in seconds; 0 (default) sends no HSTS header (enable it behind HTTPS only). */
   hstsMaxAgeSeconds: number;

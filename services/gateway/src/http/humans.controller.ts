@@ -19,7 +19,7 @@ import { ClaimAgentDto, EmptyBodyDto, ListRecordsQueryDto, RotateKeyDto, UsageQu
 import { HumanRoute } from './route-kinds';
 
 /**
- * A signed-in human's account and the agents it claimed (docs/authentication.md, "Humans"): claim an
+ * A signed-in human's account and the agents it claimed (docs/authentication.md, "Passkeys (humans)"): claim an
  * agent with its key once, then list, read (records, usage; records, memories and files through the
  * record routes with the same credential) and manage keys (rotate, revoke). `Authorization: Passkey`.
  * On the `agents/:agentId` routes the principal is that claimed agent.

@@ -66,7 +66,7 @@ export function RecordRoute(options: RecordRouteOptions = {}): MethodDecorator {
 }
 
 /**
- * The top-up of an agent's live balance (docs/billing.md, "Top-ups"): `Bearer <agent key>` (answered
+ * The top-up of an agent's live balance (docs/billing.md, "Balances"): `Bearer <agent key>` (answered
  * with a 402 challenge for the amount) or `Authorization: Payment` paying that challenge, then the
  * per-agent limit.
  */

@@ -7,7 +7,7 @@ import type { ClaimAgentMessage, ListClaimsMessage, ReleaseClaimByAgentMessage, 
 
 /**
  * Claims: a human takes ownership of an agent by presenting one of its valid keys once
- * (docs/authentication.md, "Claiming an agent"); from then on the human's session reads the agent's
+ * (docs/authentication.md, "Claiming and managing an agent"); from then on the human's session reads the agent's
  * data and manages its keys. An agent has at most one owner: a claim of an agent another human owns is
  * FORBIDDEN until that human releases it. A key that is not valid is FORBIDDEN too (the human is
  * authenticated; it is the key that grants nothing), and so is a key in a rotation's grace period: a key
