@@ -9,7 +9,7 @@ import { serviceModuleOptions } from '@agent-memory/config';
 import { FilesModule } from '@agent-memory/files';
 import { configureGatewayApp, createGatewayHttpAdapter, GatewayModule, LOG_REDACT_PATHS, RATE_LIMIT_REDIS_OPTIONS, redisRateLimiters, RedisReplayCache } from '@agent-memory/gateway';
 import { MemoryModule, type VectorIndexConfig, VectorIndexServiceModule } from '@agent-memory/memory';
-import { DrainingNatsServer, JetStreamEventServer, launchApp, NatsBusContextInterceptor, OpsModule } from '@agent-memory/platform';
+import { DrainingNatsServer, JetStreamEventServer, launchApp, NatsBusContextInterceptor, type OpsListenAddress, OpsModule } from '@agent-memory/platform';
 import { RecordsModule } from '@agent-memory/records';
 import { QUEUE_GROUPS } from '@agent-memory/shared';
 import { type ClusterConfig, natsAuthOf, type ProcessName } from './cluster.config';
@@ -118,6 +118,6 @@ export function listenAddress(config: ClusterConfig): { port: number; host: stri
 }
 
 /** Where a process's `/healthz`, `/readyz` and `/metrics` answer: OPS_PORT on HOST, for every process (the gateway included). */
-export function opsListenAddress(config: ClusterConfig): { port: number; host: string } {
+export function opsListenAddress(config: ClusterConfig): OpsListenAddress {
   return { port: config.env.OPS_PORT, host: config.env.HOST };
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { AUTH_DEFAULTS, parseUsd } from '@agent-memory/shared';
-import { env } from '@agent-memory/platform';
+import { env, type FairSchedulerOptions } from '@agent-memory/platform';
 import { type PaymentOptions, PaymentEnvSchema, paymentOptionsFromEnv } from './payment-options';
 
 /**
@@ -120,7 +120,7 @@ export interface ServiceOptions {
   /** Per-agent storage quotas: memories and their content bytes, files (with raw blobs) and their bytes (docs/api.md). */
   quotas: { memory: { maxMemories: number; maxBytes: number }; files: { maxFiles: number; maxBytes: number } };
   /** Fair admission of remember and recall in each memory process (docs/configuration.md, "Fairness between agents"). */
-  memoryAdmission: { concurrency: number; perAgentConcurrency: number; perAgentQueue: number };
+  memoryAdmission: FairSchedulerOptions;
   /** Bytes of tenant indexes the embedded vector index keeps in memory before evicting (`VECTOR_INDEX_MEMORY_BUDGET_MB`). */
   vectorIndexMemoryBudgetBytes: number;
   /** The chat endpoint that refines type and summary after remember; absent when `ENRICHMENT_LLM_URL` is unset. */
