@@ -38,13 +38,17 @@ function depConstraints(testFiles) {
   ];
 }
 
+// White-box suites (a service's persistence adapters against a real database, the use cases under a
+// fault) may open another service's persistence/ and use-cases/ by relative path; nothing else may.
+const WHITE_BOX_IMPORTS = ['^(\\.\\./)+(services/)?(agents|billing|files|memory|records)/src/(persistence|use-cases)/', '^(\\.\\./)+billing/src/billing\\.fixture$'];
+
 const boundaries = (testFiles) => [
   'error',
   {
     enforceBuildableLibDependency: false,
     banTransitiveDependencies: false,
     checkDynamicDependenciesExceptions: [],
-    allow: [],
+    allow: testFiles ? WHITE_BOX_IMPORTS : [],
     depConstraints: depConstraints(testFiles),
   },
 ];
@@ -87,6 +91,8 @@ export default tseslint.config(
       '@typescript-eslint/no-explicit-any': 'off',
       '@typescript-eslint/unbound-method': 'off',
       '@typescript-eslint/require-await': 'off',
+      // a cluster-mode suite sets E2E_MODE, then require()s the standalone suite (an import would be hoisted)
+      '@typescript-eslint/no-require-imports': ['error', { allow: ['\\.e2e-spec$'] }],
     },
   },
   {
