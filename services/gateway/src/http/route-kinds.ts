@@ -1,4 +1,4 @@
-import { applyDecorators, UseGuards } from '@nestjs/common';
+import { applyDecorators, SetMetadata, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiSecurity } from '@nestjs/swagger';
 import type { PaidOperation } from '@agent-memory/shared';
 import { AgentKeyGuard } from '../auth/agent-key.guard';
@@ -13,23 +13,28 @@ import { AgentRateLimitGuard, AnonymousRateLimitGuard, type RecordRateClass, Rec
  * The kinds of gateway route. Each states in one place who may call a route, what it costs and which
  * limits count it (docs/authentication.md, docs/billing.md, docs/api.md "Rate limits"); its guards run in the
  * order listed: authentication, then the per-agent limit, then the record access check, then the
- * per-record limit. Every route of the gateway carries exactly one kind.
+ * per-record limit. Every route of the gateway carries exactly one kind (checked by ./route-kinds.spec.ts).
  */
+
+/** The name of a route's kind, kept on the handler under {@link ROUTE_KIND}. */
+export type RouteKind = 'public' | 'agent' | 'record' | 'top-up' | 'human';
+export const ROUTE_KIND = 'agent-memory:route-kind';
+const kind = (name: RouteKind) => SetMetadata(ROUTE_KIND, name);
 
 /**
  * A route without credentials. `limit: 'client'` counts it against the per-client-address limit of
  * calls made without an agent (create agent, wallet challenge, passkey ceremonies).
  */
-export function PublicRoute(options: { limit?: 'client' } = {}): MethodDecorator & ClassDecorator {
-  return applyDecorators(...(options.limit === 'client' ? [UseGuards(AnonymousRateLimitGuard)] : []));
+export function PublicRoute(options: { limit?: 'client' } = {}): MethodDecorator {
+  return applyDecorators(kind('public'), ...(options.limit === 'client' ? [UseGuards(AnonymousRateLimitGuard)] : []));
 }
 
 /**
  * An agent's own route, free: `Bearer <agent key>` or, for `local`-mode agents, a wallet signature
  * (a passkey session: 403; none: 401), then 100 requests per minute per agent.
  */
-export function AgentRoute(): MethodDecorator & ClassDecorator {
-  return applyDecorators(UseGuards(AgentKeyGuard, AgentRateLimitGuard), ApiBearerAuth());
+export function AgentRoute(): MethodDecorator {
+  return applyDecorators(kind('agent'), UseGuards(AgentKeyGuard, AgentRateLimitGuard), ApiBearerAuth());
 }
 
 /** What a record route ({@link RecordRoute}) costs, which per-record limit counts it, and who may call it. */
@@ -57,6 +62,7 @@ export function RecordRoute(options: RecordRouteOptions = {}): MethodDecorator {
   const { price, recordLimit, passkey, credential } = options;
   const authentication = credential === 'signature' ? [WalletSignatureGuard] : price ? [PaymentAuthGuard, AgentKeyGuard] : [AgentKeyGuard];
   return applyDecorators(
+    kind('record'),
     UseGuards(...authentication, AgentRateLimitGuard, RecordAccessGuard, ...(recordLimit ? [RecordRateLimitGuard] : [])),
     ...(price ? [PaidCall(price)] : []),
     ...(recordLimit ? [RecordRateLimit(recordLimit)] : []),
@@ -71,7 +77,7 @@ export function RecordRoute(options: RecordRouteOptions = {}): MethodDecorator {
  * per-agent limit.
  */
 export function TopUpRoute(): MethodDecorator {
-  return applyDecorators(UseGuards(PaymentAuthGuard, AgentKeyGuard, AgentRateLimitGuard), PaidTopUp(), ApiBearerAuth());
+  return applyDecorators(kind('top-up'), UseGuards(PaymentAuthGuard, AgentKeyGuard, AgentRateLimitGuard), PaidTopUp(), ApiBearerAuth());
 }
 
 /**
@@ -79,6 +85,6 @@ export function TopUpRoute(): MethodDecorator {
  * human against the per-agent limit. `claimedAgent`: the route is under `.../agents/:agentId`, and that
  * agent must be one the human claimed (else 404); it becomes the request's principal.
  */
-export function HumanRoute(options: { claimedAgent?: boolean } = {}): MethodDecorator & ClassDecorator {
-  return applyDecorators(UseGuards(HumanSessionGuard, ...(options.claimedAgent ? [ClaimedAgentGuard] : [])), ApiSecurity('passkey'));
+export function HumanRoute(options: { claimedAgent?: boolean } = {}): MethodDecorator {
+  return applyDecorators(kind('human'), UseGuards(HumanSessionGuard, ...(options.claimedAgent ? [ClaimedAgentGuard] : [])), ApiSecurity('passkey'));
 }
