@@ -1,9 +1,10 @@
 import 'reflect-metadata';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { generateKeyPairSync } from 'node:crypto';
 import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { connect } from 'nats';
+import { loadOrCreateSecret } from '@agent-memory/config';
 import { loadClusterConfig } from './cluster.config';
 import { startLocalNats, startLocalS3 } from './local-backends';
 
@@ -47,11 +48,7 @@ async function main(): Promise<void> {
   // the children parse the same environment themselves (plus what this launcher adds below)
   const env: Record<string, string> = { ...(process.env as Record<string, string>), DATA_DIR: dataDir };
   // One payment-challenge secret for every gateway replica, kept across restarts (a Secret in Kubernetes).
-  if (!base.env.PAYMENT_SECRET_KEY) {
-    const secretFile = join(dataDir, 'payment-secret');
-    if (!existsSync(secretFile)) writeFileSync(secretFile, randomBytes(32).toString('base64'), { mode: 0o600 });
-    env.PAYMENT_SECRET_KEY = readFileSync(secretFile, 'utf8').trim();
-  }
+  if (!base.env.PAYMENT_SECRET_KEY) env.PAYMENT_SECRET_KEY = loadOrCreateSecret(join(dataDir, 'payment-secret'));
   // The gateway's bus signing key pair, kept across restarts like the payment secret (a Secret in Kubernetes).
   if (!base.env.BUS_SIGNING_PRIVATE_KEY) {
     const keyFile = join(dataDir, 'bus-signing-key.json');

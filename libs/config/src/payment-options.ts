@@ -106,8 +106,11 @@ export function paymentOptionsFromEnv(e: PaymentEnv, opts: { secretFile?: string
   };
 }
 
-/** Reads the secret from `file`, or writes a new random one there (mode 0600); without a file, a random one. */
-function loadOrCreateSecret(file: string | undefined): string {
+/**
+ * Reads a payment challenge secret (base64, at least 32 bytes) from `file`, or writes a new random one
+ * there (mode 0600) when the file is missing or too short; without a file, a random one for this process.
+ */
+export function loadOrCreateSecret(file: string | undefined): string {
   if (!file) return randomBytes(32).toString('base64');
   if (existsSync(file)) {
     const secret = readFileSync(file, 'utf8').trim();
