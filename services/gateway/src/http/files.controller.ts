@@ -20,21 +20,24 @@ export class FilesController {
   @Get('read')
   @RecordRoute({ price: 'read_file', passkey: true })
   read(@Req() req: GatewayRequest, @Principal() principal: Principal, @Param('recordId') recordId: string, @Query() { path }: ReadFileQueryDto) {
-    return this.usage.paid(req, 'read_file', recordId, () => this.bus.request(SUBJECTS.files.read, { agentId: principal.agentId, recordId, path }, ReadFileResponseSchema));
+    return this.usage.paid(req, {
+      operation: 'read_file',
+      recordId,
+      call: () => this.bus.request(SUBJECTS.files.read, { agentId: principal.agentId, recordId, path }, ReadFileResponseSchema),
+    });
   }
 
   @Post('write')
   @HttpCode(200)
   @RecordRoute({ price: 'write_file', recordLimit: 'write' })
   async write(@Req() req: GatewayRequest, @Principal() principal: Principal, @Param('recordId') recordId: string, @Body() body: WriteFileDto) {
-    const reply = await this.usage.paid(
-      req,
-      'write_file',
+    const reply = await this.usage.paid(req, {
+      operation: 'write_file',
       recordId,
-      () => this.bus.request(SUBJECTS.files.write, { agentId: principal.agentId, recordId, body }, FilesWriteReplySchema),
-      (r) => r,
-      body.idempotency_key,
-    );
+      call: () => this.bus.request(SUBJECTS.files.write, { agentId: principal.agentId, recordId, body }, FilesWriteReplySchema),
+      outcome: (r) => r,
+      idempotencyKey: body.idempotency_key,
+    });
     return reply.result;
   }
 

@@ -43,21 +43,24 @@ export class MemoryController {
   @HttpCode(200)
   @RecordRoute({ price: 'recall', recordLimit: 'query', passkey: true })
   recall(@Req() req: GatewayRequest, @Principal() principal: Principal, @Param('recordId') recordId: string, @Body() body: RecallDto) {
-    return this.usage.paid(req, 'recall', recordId, () => this.bus.request(SUBJECTS.memory.recall, { agentId: principal.agentId, recordId, body }, RecallResponseSchema));
+    return this.usage.paid(req, {
+      operation: 'recall',
+      recordId,
+      call: () => this.bus.request(SUBJECTS.memory.recall, { agentId: principal.agentId, recordId, body }, RecallResponseSchema),
+    });
   }
 
   @Post('remember')
   @HttpCode(200)
   @RecordRoute({ price: 'remember', recordLimit: 'write' })
   async remember(@Req() req: GatewayRequest, @Principal() principal: Principal, @Param('recordId') recordId: string, @Body() body: RememberDto) {
-    const reply = await this.usage.paid(
-      req,
-      'remember',
+    const reply = await this.usage.paid(req, {
+      operation: 'remember',
       recordId,
-      () => this.bus.request(SUBJECTS.memory.remember, { agentId: principal.agentId, recordId, body }, MemoryRememberReplySchema),
-      (r) => r,
-      body.idempotency_key,
-    );
+      call: () => this.bus.request(SUBJECTS.memory.remember, { agentId: principal.agentId, recordId, body }, MemoryRememberReplySchema),
+      outcome: (r) => r,
+      idempotencyKey: body.idempotency_key,
+    });
     return reply.result;
   }
 
@@ -66,12 +69,20 @@ export class MemoryController {
   @RecordRoute({ price: 'forget', recordLimit: 'write' })
   @ApiBody({ type: ForgetDto, required: false })
   forget(@Req() req: GatewayRequest, @Principal() principal: Principal, @Param('recordId') recordId: string, @ForgetTargetOf() target: { path: string } | { id: string }) {
-    return this.usage.paid(req, 'forget', recordId, () => this.bus.request(SUBJECTS.memory.forget, { agentId: principal.agentId, recordId, target }, ForgetResponseSchema));
+    return this.usage.paid(req, {
+      operation: 'forget',
+      recordId,
+      call: () => this.bus.request(SUBJECTS.memory.forget, { agentId: principal.agentId, recordId, target }, ForgetResponseSchema),
+    });
   }
 
   @Get('context')
   @RecordRoute({ price: 'context', recordLimit: 'query', passkey: true })
   context(@Req() req: GatewayRequest, @Principal() principal: Principal, @Param('recordId') recordId: string, @Query() { limit }: ContextQueryDto) {
-    return this.usage.paid(req, 'context', recordId, () => this.bus.request(SUBJECTS.memory.context, { agentId: principal.agentId, recordId, limit }, ContextResponseSchema));
+    return this.usage.paid(req, {
+      operation: 'context',
+      recordId,
+      call: () => this.bus.request(SUBJECTS.memory.context, { agentId: principal.agentId, recordId, limit }, ContextResponseSchema),
+    });
   }
 }
