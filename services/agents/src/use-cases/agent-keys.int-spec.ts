@@ -1,6 +1,6 @@
 import { newId, randomBase62 } from '@agent-memory/shared';
 import { PgliteDatabase } from '@agent-memory/platform';
-import { issueAgentKey } from '../agent-key';
+import { seedAgent as seedAgentIn } from '../persistence/agents.fixture';
 import { PrismaAgentsRepository } from '../persistence/prisma-agents.repository';
 import { openAgentsPrisma, type AgentsPrismaClient } from '../persistence/prisma';
 import { AgentKeysUseCases } from './agent-keys.use-cases';
@@ -22,17 +22,8 @@ afterAll(async () => {
   await db?.close();
 });
 
-async function seedAgent(environment: 'live' | 'test' = 'live') {
-  const id = newId('agent');
-  const key = issueAgentKey('amk', environment);
-  await prisma.agent.create({
-    data: {
-      id, name: 'a', mode: 'cloud', tags: [], category: 'agent', walletAddress: `0x${'1'.repeat(40)}`, recordId: newId('record'), keyEnvironment: environment,
-      keys: { create: { id: newId('agentKey'), keyHash: key.hash, environment, displayPrefix: key.displayPrefix, createdAt: now } },
-    },
-  });
-  return { agentId: id, key: key.key };
-}
+const seedAgent = (environment: 'live' | 'test' = 'live') =>
+  seedAgentIn(new PrismaAgentsRepository(prisma), { name: 'a', walletAddress: `0x${'1'.repeat(40)}`, environment, keyCreatedAt: now });
 
 describe('agent keys', () => {
   it('authenticates a key by its hash and never stores the key itself', async () => {

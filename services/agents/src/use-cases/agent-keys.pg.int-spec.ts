@@ -1,7 +1,7 @@
 import { newId } from '@agent-memory/shared';
 import { PgDatabase } from '@agent-memory/platform';
 import { createTestDatabase, type TestDatabase } from '@agent-memory/testing';
-import { issueAgentKey } from '../agent-key';
+import { seedAgent as seedAgentIn } from '../persistence/agents.fixture';
 import { ClaimsUseCases } from '../humans/use-cases/claims.use-cases';
 import { PrismaAgentsRepository } from '../persistence/prisma-agents.repository';
 import { openAgentsPrisma, type AgentsPrismaClient } from '../persistence/prisma';
@@ -33,17 +33,7 @@ afterAll(async () => {
   await database?.drop();
 });
 
-async function seedAgent() {
-  const id = newId('agent');
-  const key = issueAgentKey('amk', 'live');
-  await prisma.agent.create({
-    data: {
-      id, name: 'concurrent', mode: 'cloud', tags: [], category: 'agent', walletAddress: `0x${'3'.repeat(40)}`, recordId: newId('record'), keyEnvironment: 'live',
-      keys: { create: { id: newId('agentKey'), keyHash: key.hash, environment: 'live', displayPrefix: key.displayPrefix } },
-    },
-  });
-  return { agentId: id, key: key.key };
-}
+const seedAgent = () => seedAgentIn(new PrismaAgentsRepository(prisma), { name: 'concurrent', walletAddress: `0x${'3'.repeat(40)}` });
 
 async function seedHuman() {
   const id = newId('human');

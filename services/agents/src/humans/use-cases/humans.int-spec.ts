@@ -1,7 +1,7 @@
-import { newId, type WebAuthnCredentialJson } from '@agent-memory/shared';
+import type { WebAuthnCredentialJson } from '@agent-memory/shared';
 import { PgliteDatabase } from '@agent-memory/platform';
 import { createPasskeyDevice, type PasskeyDevice } from '@agent-memory/testing';
-import { issueAgentKey } from '../../agent-key';
+import { seedAgent as seedAgentIn } from '../../persistence/agents.fixture';
 import { PrismaAgentsRepository } from '../../persistence/prisma-agents.repository';
 import { PrismaHumansRepository } from '../../persistence/prisma-humans.repository';
 import { openAgentsPrisma, type AgentsPrismaClient } from '../../persistence/prisma';
@@ -152,17 +152,7 @@ describe('sessions', () => {
 describe('claims', () => {
   const keysOf = () => new AgentKeysUseCases(new PrismaAgentsRepository(prisma), 'amk', 3600, clock);
 
-  async function seedAgent() {
-    const id = newId('agent');
-    const key = issueAgentKey('amk', 'live');
-    await prisma.agent.create({
-      data: {
-        id, name: 'claimable', mode: 'cloud', tags: [], category: 'agent', walletAddress: `0x${'2'.repeat(40)}`, recordId: newId('record'), keyEnvironment: 'live',
-        keys: { create: { id: newId('agentKey'), keyHash: key.hash, environment: 'live', displayPrefix: key.displayPrefix } },
-      },
-    });
-    return { agentId: id, key: key.key };
-  }
+  const seedAgent = () => seedAgentIn(new PrismaAgentsRepository(prisma), { name: 'claimable', walletAddress: `0x${'2'.repeat(40)}` });
 
   it('lets a human claim an agent with its key once, refuses a second owner, and releases', async () => {
     const ana = (await register(createPasskeyDevice(ORIGIN), 'Ana2')).human.id;
