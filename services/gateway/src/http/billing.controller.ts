@@ -1,15 +1,11 @@
-import { Body, Controller, Get, HttpCode, Inject, Logger, Post, Query, Req } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Inject, Post, Query, Req } from '@nestjs/common';
 import { ApiBody, ApiTags } from '@nestjs/swagger';
 import {
   BalanceSchema,
   type BillingEnvironment,
-  CompletePaymentReplySchema,
-  DomainError,
   ForbiddenError,
   formatUsd,
   PAID_ROUTES,
-  PaymentRecordSchema,
-  PaymentRequiredError,
   PRICE_LIST_MICRO_USD,
   randomBase62,
   SUBJECTS,
@@ -19,9 +15,8 @@ import {
 import { BusClient } from '@agent-memory/platform';
 import { Principal } from '../auth/principal.decorator';
 import { type GatewayRequest, principalOf } from '../auth/request-context';
-import { requestWithRetry } from '../billing/bus-retry';
-import { PaymentProtocol, PaymentReconciliationError } from '../billing/payment-protocol';
-import { paymentStateOf } from '../billing/payment-state';
+import { PaymentProtocol } from '../billing/payment-protocol';
+import { UsageRecorder } from '../billing/usage-recorder';
 import { GATEWAY_OPTIONS, type GatewayOptions } from '../gateway.options';
 import { TopUpDto, UsageQueryDto } from './dto';
 import { AgentRoute, PublicRoute, TopUpRoute } from './route-kinds';
@@ -53,11 +48,10 @@ const FREE_ENDPOINTS = [
 @ApiTags('billing')
 @Controller('api/v1/billing')
 export class BillingController {
-  private readonly logger = new Logger(BillingController.name);
-
   constructor(
     private readonly bus: BusClient,
     private readonly payments: PaymentProtocol,
+    private readonly recorder: UsageRecorder,
     @Inject(GATEWAY_OPTIONS) private readonly options: GatewayOptions,
   ) {}
 
@@ -107,53 +101,8 @@ export class BillingController {
   @ApiBody({ type: TopUpDto })
   async topUp(@Req() req: GatewayRequest, @Body() body: unknown) {
     const { amount } = validate(TopUpBodySchema, body, 'body');
-    const principal = principalOf(req);
-    const payment = paymentStateOf(req);
-    if (!payment?.verified) {
-      if (principal.keyEnvironment === 'test') throw new ForbiddenError('Test keys cannot spend real funds: add sandbox credit with POST /api/v1/billing/sandbox/top-up');
-      const target = this.payments.topUpTarget(principal.agentId, amount);
-      throw new PaymentRequiredError(`Payment required: ${target.description}. Pay the challenge and repeat this request with "Authorization: Payment <credential>"`, await this.payments.challenge(target));
-    }
-    const { verified, target } = payment;
-    try {
-      await this.bus.request(
-        SUBJECTS.billing.claimPayment,
-        { challengeId: verified.challengeId, purpose: 'top_up', agentId: principal.agentId, amountMicroUsd: verified.amountMicroUsd, payer: verified.payer, requestId: String(req.id) },
-        PaymentRecordSchema,
-      );
-    } catch (err) {
-      if (err instanceof DomainError && err.code === 'PAYMENT_REQUIRED') throw new PaymentRequiredError(err.message, await this.payments.challenge(target));
-      throw err;
-    }
-    const { challengeId } = verified;
-    let settled;
-    try {
-      settled = await this.payments.settle(verified, target, async (reference) => {
-        await requestWithRetry(this.bus, SUBJECTS.billing.completePayment, { challengeId, outcome: 'submitted', reference }, CompletePaymentReplySchema);
-      });
-    } catch (err) {
-      if (err instanceof PaymentReconciliationError) {
-        this.logger.error({ requestId: req.id, challengeId, reference: err.reference }, 'Top-up settlement not confirmed: left claimed for reconciliation');
-      } else {
-        await requestWithRetry(this.bus, SUBJECTS.billing.completePayment, { challengeId, outcome: 'failed' }, CompletePaymentReplySchema).catch((e: unknown) =>
-          this.logger.error({ err: e, challengeId }, 'Failed top-up could not be recorded: the payment stays claimed'),
-        );
-      }
-      throw err;
-    }
-    void payment.reply.header('Payment-Receipt', settled.receipt);
-    let done;
-    try {
-      done = await requestWithRetry(this.bus, SUBJECTS.billing.completePayment, { challengeId, outcome: 'settled', reference: settled.reference }, CompletePaymentReplySchema);
-    } catch (err) {
-      this.logger.error({ err, requestId: req.id, challengeId, reference: settled.reference, amountMicroUsd: verified.amountMicroUsd }, 'Settled top-up could not be credited: left claimed for reconciliation');
-      throw new PaymentReconciliationError(
-        settled.reference,
-        `Payment ${settled.reference} settled, but the credit could not be recorded yet: it is being reconciled. Do not pay again: the amount will be credited to the agent's live balance`,
-      );
-    }
-    const balance = done.balance ?? { agentId: principal.agentId, environment: 'live' as BillingEnvironment, balanceMicroUsd: 0 };
-    return { ...this.balanceResponse(balance), creditedMicroUsd: verified.amountMicroUsd, reference: settled.reference };
+    const topUp = await this.recorder.topUp(req, amount);
+    return { ...this.balanceResponse(topUp.balance), creditedMicroUsd: topUp.creditedMicroUsd, reference: topUp.reference };
   }
 
   /** Free sandbox credit for the test environment (`_test_` keys only; live keys: 403). */
