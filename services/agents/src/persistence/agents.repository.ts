@@ -59,9 +59,11 @@ export abstract class AgentsRepository {
 
   /** Creates the agent with its first key; `wallet-taken` when another `local` agent has its wallet (unique index). */
   abstract createAgent(agent: NewAgent, firstKey: NewAgentKey): Promise<'created' | 'wallet-taken'>;
+  /** The agent in its API form; null when unknown. */
   abstract findAgent(agentId: string): Promise<Agent | null>;
   /** The `local` agent with this wallet (at most one), else the oldest agent with it; null when none. */
   abstract findAgentByWallet(walletAddress: string): Promise<Agent | null>;
+  /** True when a `local` agent has this wallet (checksummed address). */
   abstract hasLocalAgentWithWallet(walletAddress: string): Promise<boolean>;
 
   /** The key with this hash and the mode of its agent; null when unknown. */
@@ -72,10 +74,14 @@ export abstract class AgentsRepository {
   abstract listKeys(agentId: string): Promise<AgentKeyRecord[]>;
   /** The agent's keys that are not revoked and not expired at `now`. */
   abstract validKeys(agentId: string, now: Date): Promise<AgentKeyRecord[]>;
+  /** Stores a new key of an agent (only its hash). */
   abstract createKey(key: NewAgentKey): Promise<AgentKeyRecord>;
+  /** Sets a key's end of grace or its revocation time; returns the key as it is now. */
   abstract updateKey(keyId: string, change: { expiresAt: Date } | { revokedAt: Date }): Promise<AgentKeyRecord>;
 
+  /** The claim on the agent; null when no human has claimed it. */
   abstract findClaim(agentId: string): Promise<ClaimRecord | null>;
+  /** Records `humanId` as the agent's owner (the caller holds the agent's lock and found no claim). */
   abstract createClaim(agentId: string, humanId: string, createdAt: Date): Promise<ClaimRecord>;
   /** The claims of a human, most recent first. */
   abstract listClaims(humanId: string): Promise<ClaimRecord[]>;

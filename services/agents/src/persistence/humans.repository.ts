@@ -51,6 +51,7 @@ export interface SessionRecord {
  * sessions). Adapter: `prisma-humans.repository.ts`.
  */
 export abstract class HumansRepository {
+  /** The account with its passkeys; null when unknown. */
   abstract findHuman(humanId: string): Promise<HumanRecord | null>;
   /**
    * Stores a verified passkey, creating its account first when `newHuman` is given (one transaction);
@@ -69,6 +70,8 @@ export abstract class HumansRepository {
 
   /** Stores a new session, purging the human's sessions that expired before `now`. */
   abstract addSession(session: Omit<SessionRecord, 'endedAt'>, now: Date): Promise<void>;
+  /** The session whose token has this SHA-256 hex; null when unknown. */
   abstract findSessionByTokenHash(tokenHash: string): Promise<SessionRecord | null>;
+  /** Marks the session signed out at `endedAt`. */
   abstract endSession(sessionId: string, endedAt: Date): Promise<void>;
 }

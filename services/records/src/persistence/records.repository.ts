@@ -48,12 +48,15 @@ export abstract class RecordsRepository {
   abstract find(recordId: string): Promise<{ record: RecordDto; agentId: string } | null>;
   /** The parent of a record: undefined when there is no such record, null for a top-level one. */
   abstract parentOf(recordId: string): Promise<string | null | undefined>;
+  /** Inserts the record (its parent, if any, checked by the caller). */
   abstract create(record: NewRecord): Promise<RecordDto>;
+  /** Applies `changes` to an existing record and returns it as it is now. */
   abstract update(recordId: string, changes: RecordChanges): Promise<RecordDto>;
   /** The agent's records newest first (`limit`/`offset` a page), and how many it has in all. */
   abstract list(agentId: string, limit: number, offset: number): Promise<{ records: RecordDto[]; total: number }>;
   /** Ids of the direct children of any of `parentIds`. */
   abstract childrenOf(parentIds: string[]): Promise<string[]>;
+  /** Deletes one record (its children must be gone: the parent foreign key refuses otherwise). */
   abstract delete(recordId: string): Promise<void>;
   /** Adds an event to the outbox (in the caller's transaction, so it commits with the change it tells of). */
   abstract addOutboxEvent(event: OutboxEvent): Promise<void>;
