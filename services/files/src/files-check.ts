@@ -2,6 +2,7 @@ import type { Logger } from '@nestjs/common';
 import { type BlobStore, verifyBlob } from '@agent-memory/platform';
 import { checkFileUsage, type FileUsageDrift } from './persistence/file-usage-check';
 import type { FilesPrismaClient } from './persistence/prisma';
+import { PrismaFilesRepository } from './persistence/prisma-files.repository';
 
 /** Rows read per batch of {@link checkFiles}. */
 const CHECK_BATCH = 256;
@@ -36,20 +37,15 @@ export async function checkFiles(prisma: FilesPrismaClient, blobs: BlobStore, lo
     if (damage === 'mismatch') report.hashMismatch.push(name);
     if (damage) logger?.error({ file: name, blobKey: row.blobKey, damage }, 'File blob lost or altered');
   };
-  // Keyset pagination on the primary key (record, path): each batch is an index range scan, never an OFFSET.
-  let fileCursor: { recordId: string; path: string } | undefined;
-  for (;;) {
-    const rows = await prisma.file.findMany({ orderBy: [{ recordId: 'asc' }, { path: 'asc' }], take: CHECK_BATCH, ...(fileCursor ? { cursor: { recordId_path: fileCursor }, skip: 1 } : {}) });
-    for (const row of rows) await inspect(`${row.recordId}/${row.path}`, row);
-    if (rows.length < CHECK_BATCH) break;
-    fileCursor = { recordId: rows[rows.length - 1]!.recordId, path: rows[rows.length - 1]!.path };
-  }
-  let rawCursor: { recordId: string; path: string } | undefined;
-  for (;;) {
-    const rows = await prisma.rawBlob.findMany({ orderBy: [{ recordId: 'asc' }, { path: 'asc' }], take: CHECK_BATCH, ...(rawCursor ? { cursor: { recordId_path: rawCursor }, skip: 1 } : {}) });
-    for (const row of rows) await inspect(`raw:${row.recordId}/${row.path}`, row);
-    if (rows.length < CHECK_BATCH) break;
-    rawCursor = { recordId: rows[rows.length - 1]!.recordId, path: rows[rows.length - 1]!.path };
+  const repository = new PrismaFilesRepository(prisma);
+  for (const kind of ['file', 'raw'] as const) {
+    let after: { recordId: string; path: string } | undefined;
+    for (;;) {
+      const rows = await repository.listContent(kind, after, CHECK_BATCH);
+      for (const row of rows) await inspect(`${kind === 'raw' ? 'raw:' : ''}${row.recordId}/${row.path}`, row);
+      if (rows.length < CHECK_BATCH) break;
+      after = { recordId: rows[rows.length - 1].recordId, path: rows[rows.length - 1].path };
+    }
   }
   report.usageDrift = await checkFileUsage(prisma, options);
   if (report.usageDrift.length > 0) logger?.warn({ agents: report.usageDrift.length, repaired: options.repair }, 'Files storage quota counters differ from the rows');

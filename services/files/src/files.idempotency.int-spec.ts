@@ -26,16 +26,16 @@ describe('files write idempotency with two replicas over PostgreSQL', () => {
     let taker: { result: WriteFileResponse; replayed: boolean; commitId?: string } | undefined;
     blobs.hook = async () => {
       // Replica 0 stalls past the abandonment age after its claim; the client's retry reaches replica 1.
-      await replicas[1]!.prisma.fileIdempotencyKey.updateMany({ where: { recordId, key: body.idempotency_key }, data: { createdAt: new Date(Date.now() - 31_000) } });
-      taker = await replicas[1]!.files.write.execute({ agentId, recordId, body });
+      await replicas[1].prisma.fileIdempotencyKey.updateMany({ where: { recordId, key: body.idempotency_key }, data: { createdAt: new Date(Date.now() - 31_000) } });
+      taker = await replicas[1].files.write.execute({ agentId, recordId, body });
     };
-    const original = await replicas[0]!.files.write.execute({ agentId, recordId, body });
+    const original = await replicas[0].files.write.execute({ agentId, recordId, body });
 
     expect(taker?.replayed).toBe(false);
     expect(original).toEqual({ result: taker!.result, replayed: true, commitId: taker!.commitId });
-    const log = await replicas[0]!.prisma.fileWriteLog.findMany({ where: { recordId } });
+    const log = await replicas[0].prisma.fileWriteLog.findMany({ where: { recordId } });
     expect(log.map((e) => e.op)).toEqual(['write']);
-    expect(await replicas[0]!.files.read.execute({ agentId, recordId, path: body.path })).toEqual({ path: body.path, content: body.content });
+    expect(await replicas[0].files.read.execute({ agentId, recordId, path: body.path })).toEqual({ path: body.path, content: body.content });
   }, 60_000);
   /** Runs `fn` as the handler of a bus request whose deadline is `ms` from now. */
   const withDeadline = <T>(ms: number, fn: () => Promise<T>): Promise<T> => runWithBusHeaders({ requestId: newId('record'), deadline: Date.now() + ms }, fn);
@@ -45,20 +45,20 @@ describe('files write idempotency with two replicas over PostgreSQL', () => {
     const agentId = newId('agent');
     const body = { path: 'notes/late.md', content: 'written late\n', idempotency_key: 'k-files-late' };
     blobs.hook = () => new Promise((resolve) => setTimeout(resolve, 800)); // a slow blob store (S3)
-    const late = await withDeadline(300, () => replicas[0]!.files.write.execute({ agentId, recordId, body })).then(
+    const late = await withDeadline(300, () => replicas[0].files.write.execute({ agentId, recordId, body })).then(
       () => 'applied',
       (err: unknown) => (err instanceof DomainError ? err.code : String(err)),
     );
     expect(late).toBe('INTERNAL_ERROR');
-    await expect(replicas[0]!.files.read.execute({ agentId, recordId, path: body.path })).rejects.toMatchObject({ code: 'NOT_FOUND' });
-    expect(await replicas[0]!.prisma.fileIdempotencyKey.count({ where: { recordId } })).toBe(0);
+    await expect(replicas[0].files.read.execute({ agentId, recordId, path: body.path })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    expect(await replicas[0].prisma.fileIdempotencyKey.count({ where: { recordId } })).toBe(0);
 
-    const retry = await withDeadline(10_000, () => replicas[1]!.files.write.execute({ agentId, recordId, body }));
+    const retry = await withDeadline(10_000, () => replicas[1].files.write.execute({ agentId, recordId, body }));
     expect(retry.replayed).toBe(false);
-    const replay = await withDeadline(10_000, () => replicas[0]!.files.write.execute({ agentId, recordId, body }));
+    const replay = await withDeadline(10_000, () => replicas[0].files.write.execute({ agentId, recordId, body }));
     expect(replay).toEqual({ result: retry.result, replayed: true, commitId: retry.commitId });
     expect(retry.commitId).toMatch(/^files:[0-9a-f]{40}$/);
-    expect((await replicas[0]!.prisma.fileWriteLog.findMany({ where: { recordId } })).map((e) => e.op)).toEqual(['write']);
+    expect((await replicas[0].prisma.fileWriteLog.findMany({ where: { recordId } })).map((e) => e.op)).toEqual(['write']);
   }, 60_000);
 
   it('the same key while the first write is in progress answers RATE_LIMITED with Retry-After until the first request\'s deadline', async () => {
@@ -72,15 +72,15 @@ describe('files write idempotency with two replicas over PostgreSQL', () => {
       reached();
       return new Promise<void>((resolve) => (unstall = resolve));
     };
-    const first = withDeadline(40_000, () => replicas[0]!.files.write.execute({ agentId, recordId, body }));
+    const first = withDeadline(40_000, () => replicas[0].files.write.execute({ agentId, recordId, body }));
     await atBlobStore;
-    const busy = await withDeadline(10_000, () => replicas[1]!.files.write.execute({ agentId, recordId, body })).catch((err: unknown) => err);
+    const busy = await withDeadline(10_000, () => replicas[1].files.write.execute({ agentId, recordId, body })).catch((err: unknown) => err);
     expect(busy).toBeInstanceOf(RateLimitedError);
     expect((busy as RateLimitedError).retryAfterSeconds).toBeGreaterThan(20);
     expect((busy as RateLimitedError).retryAfterSeconds).toBeLessThanOrEqual(40);
     unstall();
     const done = await first;
     expect(done.replayed).toBe(false);
-    expect(await withDeadline(10_000, () => replicas[1]!.files.write.execute({ agentId, recordId, body }))).toEqual({ ...done, replayed: true });
+    expect(await withDeadline(10_000, () => replicas[1].files.write.execute({ agentId, recordId, body }))).toEqual({ ...done, replayed: true });
   }, 60_000);
 });

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { JobData, JobName } from '@agent-memory/shared';
-import { type BlobStore, FilesystemBlobStore, InProcessJobQueue, type JobQueue, PgliteDatabase, type RetryPolicy } from '@agent-memory/platform';
+import { FilesystemBlobStore, InProcessJobQueue, type JobQueue, PgliteDatabase, type RetryPolicy } from '@agent-memory/platform';
 import { assembleFiles } from './files-replicas.fixture';
 import { type FilesPrismaClient, openFilesPrisma } from './persistence/prisma';
 
@@ -41,7 +41,7 @@ describe('FilesLifecycle (PGlite, in-process queue)', () => {
   it('the sweep re-queues a purge whose job dead-lettered during an outage; it completes once the store works', async () => {
     const blobs = new FlakyBlobs(join(dir, 'blobs'));
     const jobs = new ShortRetryQueue();
-    const files = assembleFiles(prisma, blobs as BlobStore, jobs);
+    const files = assembleFiles(prisma, blobs, jobs);
     await files.purge.resume();
     await blobs.put('records/rec_sweep/files/a/1', Buffer.from('x'));
 

@@ -19,7 +19,7 @@ describe('a write refused over quota and a concurrent write of the same content 
       const full = newId('agent');
       const roomy = newId('agent');
       // the first agent has used its one file
-      await one!.write.execute({ agentId: full, recordId: newId('record'), body: { path: 'notes/first.md', content: 'first' } });
+      await one.write.execute({ agentId: full, recordId: newId('record'), body: { path: 'notes/first.md', content: 'first' } });
 
       // the second agent's write on replica two puts its blob, then stalls before its transaction
       let unstall!: () => void;
@@ -32,13 +32,13 @@ describe('a write refused over quota and a concurrent write of the same content 
         return stalled;
       };
       const body = { path: 'shared/plan.md', content: 'The plan: ship on Monday.' };
-      const committed = two!.write.execute({ agentId: roomy, recordId, body });
+      const committed = two.write.execute({ agentId: roomy, recordId, body });
       await atPut;
       // meanwhile the first agent's write of the same content to the same path is refused on replica one
-      await expect(one!.write.execute({ agentId: full, recordId, body })).rejects.toBeInstanceOf(ForbiddenError);
+      await expect(one.write.execute({ agentId: full, recordId, body })).rejects.toBeInstanceOf(ForbiddenError);
       unstall();
       await committed;
-      expect(await two!.read.execute({ agentId: roomy, recordId, path: body.path })).toEqual({ path: body.path, content: body.content });
+      expect(await two.read.execute({ agentId: roomy, recordId, path: body.path })).toEqual({ path: body.path, content: body.content });
     } finally {
       await fixture.close();
     }

@@ -34,9 +34,9 @@ describe('files writes into a deleted record, two replicas over PostgreSQL', () 
   }
   /** Replica 1 handles records.v1.record-deleted for `recordId`. */
   const deleteRecord = (recordId: string) =>
-    replicas[1]!.files.purgeRecord.execute({ eventId: newId('record'), agentId, recordIds: [recordId], deletedAt: new Date().toISOString() });
+    replicas[1].files.purgeRecord.execute({ eventId: newId('record'), agentId, recordIds: [recordId], deletedAt: new Date().toISOString() });
   async function expectNothingLeft(recordId: string): Promise<void> {
-    const prisma = replicas[0]!.prisma;
+    const prisma = replicas[0].prisma;
     expect(await prisma.file.count({ where: { recordId } })).toBe(0);
     expect(await prisma.rawBlob.count({ where: { recordId } })).toBe(0);
     expect(await prisma.fileWriteLog.count({ where: { recordId } })).toBe(0);
@@ -46,27 +46,27 @@ describe('files writes into a deleted record, two replicas over PostgreSQL', () 
 
   it('a file write whose transaction starts after its record was purged gets NOT_FOUND and leaves no row and no blob', async () => {
     const recordId = newId('record');
-    await replicas[0]!.files.write.execute({ agentId, recordId, body: { path: 'notes/standup.md', content: 'Standup is at 9:30.\n' } });
+    await replicas[0].files.write.execute({ agentId, recordId, body: { path: 'notes/standup.md', content: 'Standup is at 9:30.\n' } });
     blobs.hook = () => deleteRecord(recordId);
-    const code = await domainCode(replicas[0]!.files.write.execute({ agentId, recordId, body: { path: 'notes/retro.md', content: 'Retro on Fridays.\n', idempotency_key: 'k-deleted' } }));
+    const code = await domainCode(replicas[0].files.write.execute({ agentId, recordId, body: { path: 'notes/retro.md', content: 'Retro on Fridays.\n', idempotency_key: 'k-deleted' } }));
 
     expect(code).toBe('NOT_FOUND');
-    expect(await replicas[0]!.prisma.fileDeletedRecord.count({ where: { recordId } })).toBe(1);
+    expect(await replicas[0].prisma.fileDeletedRecord.count({ where: { recordId } })).toBe(1);
     await expectNothingLeft(recordId);
     // Later writes into the deleted record are refused too, on either replica.
-    expect(await domainCode(replicas[1]!.files.write.execute({ agentId, recordId, body: { path: 'notes/retro.md', content: 'Again.\n' } }))).toBe('NOT_FOUND');
+    expect(await domainCode(replicas[1].files.write.execute({ agentId, recordId, body: { path: 'notes/retro.md', content: 'Again.\n' } }))).toBe('NOT_FOUND');
     await expectNothingLeft(recordId);
   }, 60_000);
 
   it('a raw blob put whose transaction starts after its record was purged gets NOT_FOUND and leaves no row and no blob', async () => {
     const recordId = newId('record');
-    await replicas[0]!.files.rawPut.execute({ agentId, recordId, body: { path: 'state/a.bin', content: Buffer.from('first').toString('base64') } });
+    await replicas[0].files.rawPut.execute({ agentId, recordId, body: { path: 'state/a.bin', content: Buffer.from('first').toString('base64') } });
     blobs.hook = () => deleteRecord(recordId);
-    const code = await domainCode(replicas[0]!.files.rawPut.execute({ agentId, recordId, body: { path: 'state/b.bin', content: Buffer.from('second').toString('base64') } }));
+    const code = await domainCode(replicas[0].files.rawPut.execute({ agentId, recordId, body: { path: 'state/b.bin', content: Buffer.from('second').toString('base64') } }));
 
     expect(code).toBe('NOT_FOUND');
     await expectNothingLeft(recordId);
-    expect(await domainCode(replicas[1]!.files.rawPut.execute({ agentId, recordId, body: { path: 'state/a.bin', content: Buffer.from('again').toString('base64') } }))).toBe('NOT_FOUND');
+    expect(await domainCode(replicas[1].files.rawPut.execute({ agentId, recordId, body: { path: 'state/a.bin', content: Buffer.from('again').toString('base64') } }))).toBe('NOT_FOUND');
     await expectNothingLeft(recordId);
   }, 60_000);
 
@@ -74,8 +74,8 @@ describe('files writes into a deleted record, two replicas over PostgreSQL', () 
     const deleted = newId('record');
     const other = newId('record');
     await deleteRecord(deleted);
-    const written = await replicas[0]!.files.write.execute({ agentId, recordId: other, body: { path: 'notes/ok.md', content: 'Still here.\n' } });
+    const written = await replicas[0].files.write.execute({ agentId, recordId: other, body: { path: 'notes/ok.md', content: 'Still here.\n' } });
     expect(written.replayed).toBe(false);
-    expect(await replicas[1]!.files.read.execute({ agentId, recordId: other, path: 'notes/ok.md' })).toEqual({ path: 'notes/ok.md', content: 'Still here.\n' });
+    expect(await replicas[1].files.read.execute({ agentId, recordId: other, path: 'notes/ok.md' })).toEqual({ path: 'notes/ok.md', content: 'Still here.\n' });
   }, 60_000);
 });

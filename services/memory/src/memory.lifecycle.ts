@@ -6,7 +6,6 @@ import { EMBEDDER, type Embedder } from './embedding/embedder.port';
 import { MEMORY_MODULE_OPTIONS, type MemoryModuleOptions } from './memory.options';
 import { MEMORY_RECLAIM, type MemoryReclaim } from './persistence/memory-reclaim';
 import { MemoryRepository } from './persistence/memory.repository';
-import { MEMORY_PRISMA, type MemoryPrismaClient } from './persistence/prisma';
 import { SUMMARISER, type Summariser } from './summary/summariser.port';
 import { compareIndexWithDatabase } from './use-cases/check-memories';
 import { EnrichMemoryUseCase } from './use-cases/enrich-memory.use-case';
@@ -37,7 +36,6 @@ export class MemoryLifecycle implements OnApplicationBootstrap, OnApplicationShu
     @Inject(SUMMARISER) private readonly summariser: Summariser,
     @Inject(MEMORY_MODULE_OPTIONS) private readonly options: MemoryModuleOptions,
     @Inject(MEMORY_RECLAIM) private readonly reclaim: MemoryReclaim,
-    @Inject(MEMORY_PRISMA) private readonly prisma: MemoryPrismaClient,
     @Optional() private readonly readiness?: ReadinessRegistry,
     @Optional() private readonly metrics?: Metrics,
   ) {}
@@ -58,7 +56,7 @@ export class MemoryLifecycle implements OnApplicationBootstrap, OnApplicationShu
     const missing = this.metrics
       ? new Gauge({ name: `${METRIC_PREFIX}index_missing_memories`, help: 'Memories with a row but no vector in the index, found by the start-up comparison (npm run data:check -- --repair).', registers: [this.metrics.registry] })
       : undefined;
-    void compareIndexWithDatabase(this.prisma, this.index, this.logger)
+    void compareIndexWithDatabase(this.repository, this.index, this.logger)
       .then((drifts) => missing?.set(drifts.reduce((sum, d) => sum + d.rows - d.points, 0)))
       .catch((err: unknown) => this.logger.warn({ err }, 'Could not compare the vector index with the database'));
     // Expired idempotency keys (one DELETE, safe in every replica; IDEMPOTENCY_CLEANUP in libs/platform).

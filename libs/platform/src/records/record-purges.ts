@@ -29,8 +29,6 @@ export interface RecordPurgesOptions<N extends JobName, T extends PurgeTaskRow> 
   taskOfJob(data: JobData<N>): Promise<T | null>;
   /** The service's purge-task table. */
   table: PurgeTaskTable<T>;
-  /** Purges the task's stores and deletes the task row; throws when a store fails (the job retries). */
-  run(task: T): Promise<void>;
 }
 
 /**
@@ -40,9 +38,10 @@ export interface RecordPurgesOptions<N extends JobName, T extends PurgeTaskRow> 
  * failure a job retries it ({@link PURGE_RETRY}: about a week), tasks left by a crash are queued again at
  * start-up, and where jobs run a sweep re-queues every task older than {@link PURGE_SWEEP}`.minAgeMs`
  * each `intervalMs` (job id = task id: absorbed while a job waits or retries, replaces a dead-lettered
- * one), so no outage or lost job strands a purge.
+ * one), so no outage or lost job strands a purge. A service's purge use case extends it and implements
+ * {@link run}.
  */
-export class RecordPurges<N extends JobName, T extends PurgeTaskRow> {
+export abstract class RecordPurges<N extends JobName, T extends PurgeTaskRow> {
   private sweep?: PeriodicTask;
 
   constructor(
@@ -50,6 +49,9 @@ export class RecordPurges<N extends JobName, T extends PurgeTaskRow> {
     private readonly options: RecordPurgesOptions<N, T>,
     private readonly logger: Logger = new Logger(RecordPurges.name),
   ) {}
+
+  /** Purges the task's stores and deletes the task row; throws when a store fails (the job retries). */
+  protected abstract run(task: T): Promise<void>;
 
   /**
    * {@link resume}, then {@link startSweep}: call once at start-up (`sweepIntervalMs` is for tests).
@@ -68,7 +70,7 @@ export class RecordPurges<N extends JobName, T extends PurgeTaskRow> {
       this.options.job,
       async (data: JobData<N>) => {
         const task = await this.options.taskOfJob(data);
-        if (task) await this.options.run(task);
+        if (task) await this.run(task);
       },
       PURGE_RETRY,
     );
@@ -97,7 +99,7 @@ export class RecordPurges<N extends JobName, T extends PurgeTaskRow> {
   /** Purges now; if a store fails, queues the task for retry instead of throwing. Returns true when clean. */
   async runOrQueue(task: T): Promise<boolean> {
     try {
-      await this.options.run(task);
+      await this.run(task);
       return true;
     } catch (err) {
       this.logger.warn({ taskId: task.id, recordId: task.recordId, err }, 'Purge failed; queued for retry');

@@ -11,6 +11,12 @@ export interface StoredRawBlob extends StoredContent {
   contentType: string;
 }
 
+/** A stored file or raw blob as the data check lists it: where it is and where its content lives. */
+export interface ListedContent extends StoredContent {
+  recordId: string;
+  path: string;
+}
+
 /** What a file write or raw put commits: the row at (record, path), pointing at the blob already put. */
 export interface ContentWrite extends StoredContent {
   agentId: string;
@@ -50,6 +56,12 @@ export abstract class FilesRepository implements PurgeTaskTable<FilePurgeTask> {
 
   /** The raw blob at (record, path), or null. */
   abstract findRawBlob(recordId: string, path: string): Promise<StoredRawBlob | null>;
+
+  /**
+   * Files (`kind` 'file') or raw blobs ('raw') in (record, path) order after `after`, at most `limit`
+   * (the data check's batches: keyset pagination on the primary key, never an OFFSET).
+   */
+  abstract listContent(kind: 'file' | 'raw', after: { recordId: string; path: string } | undefined, limit: number): Promise<ListedContent[]>;
 
   /**
    * Commits a file write in one transaction: refuses a deleted record (record lock shared, tombstone:

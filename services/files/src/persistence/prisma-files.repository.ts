@@ -1,7 +1,7 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { assertBeforeDeadline, IdempotencyClaimLostError, PrismaIdempotencyStore, RECORD_DELETION_TRANSACTION, RecordTombstones } from '@agent-memory/platform';
 import { chargeFileWrite, DEFAULT_FILE_QUOTA, deleteRecordFilesAndReleaseUsage, FILE_QUOTA, type FileQuota } from './file-quota';
-import { type FilePurgeTask, type FilesRepository, type FileWrite, type RawBlobWrite, type StoredContent, type StoredRawBlob } from './files.repository';
+import type { FilePurgeTask, FilesRepository, FileWrite, ListedContent, RawBlobWrite, StoredContent, StoredRawBlob } from './files.repository';
 import { Prisma } from './generated/client';
 import { FILES_PRISMA, type FilesPrismaClient } from './prisma';
 
@@ -30,6 +30,11 @@ export class PrismaFilesRepository implements FilesRepository {
 
   findRawBlob(recordId: string, path: string): Promise<StoredRawBlob | null> {
     return this.prisma.rawBlob.findUnique({ where: { recordId_path: { recordId, path } } });
+  }
+
+  listContent(kind: 'file' | 'raw', after: { recordId: string; path: string } | undefined, limit: number): Promise<ListedContent[]> {
+    const page = { orderBy: [{ recordId: 'asc' as const }, { path: 'asc' as const }], take: limit, ...(after ? { cursor: { recordId_path: after }, skip: 1 } : {}) };
+    return kind === 'file' ? this.prisma.file.findMany(page) : this.prisma.rawBlob.findMany(page);
   }
 
   async saveFile(w: FileWrite): Promise<void> {

@@ -144,7 +144,7 @@ describe('UseLiteEmbedder cache isolation between tenants (fake runner)', () => 
     ]);
     expect(runner.batches).toEqual([['same text', 'same text', 'other']]);
     expect([a, b, a2].map((v) => v.length)).toEqual([1, 1, 2]);
-    expect(Array.from(b[0]!)).toEqual(Array.from(a[0]!));
+    expect(Array.from(b[0])).toEqual(Array.from(a[0]));
   });
 
   it('hands the model at most USE_LITE_MAX_TEXT_CHARS characters of a text, never half a surrogate pair', async () => {

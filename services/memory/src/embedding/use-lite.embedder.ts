@@ -16,7 +16,7 @@ export const USE_LITE_MAX_TEXT_CHARS = 2_000;
 /** `text` cut to {@link USE_LITE_MAX_TEXT_CHARS} code units, without splitting a surrogate pair. */
 export function boundForUseLite(text: string): string {
   if (text.length <= USE_LITE_MAX_TEXT_CHARS) return text;
-  const end = /[\uD800-\uDBFF]/.test(text[USE_LITE_MAX_TEXT_CHARS - 1]!) ? USE_LITE_MAX_TEXT_CHARS - 1 : USE_LITE_MAX_TEXT_CHARS;
+  const end = /[\uD800-\uDBFF]/.test(text[USE_LITE_MAX_TEXT_CHARS - 1]) ? USE_LITE_MAX_TEXT_CHARS - 1 : USE_LITE_MAX_TEXT_CHARS;
   return text.slice(0, end);
 }
 
@@ -116,7 +116,7 @@ export async function loadUseLiteRunner(): Promise<EmbeddingBatchRunner> {
           const [output] = outputs;
           const [rows, width] = output.shape;
           if (rows !== texts.length || width !== USE_LITE_DIMENSION) {
-            throw new Error(`use-lite returned shape [${output.shape}] for ${texts.length} texts`);
+            throw new Error(`use-lite returned shape [${output.shape.join(',')}] for ${texts.length} texts`);
           }
           const data = await output.data();
           // Views into one buffer; the embedder copies them while normalising.
@@ -323,7 +323,7 @@ export class UseLiteEmbedder implements Embedder {
     const rowKeys = batch.map((job) =>
       job.texts.map((text, i) => {
         // Unscoped rows: "-:" can never begin a scoped key, which begins with the scope's length.
-        const key = job.keys ? job.keys[i]! : `-:${text}`;
+        const key = job.keys ? job.keys[i] : `-:${text}`;
         if (!rows.has(key)) rows.set(key, { text, cacheKey: job.keys?.[i] });
         return key;
       }),
@@ -331,11 +331,11 @@ export class UseLiteEmbedder implements Embedder {
     const entries = [...rows.entries()];
     try {
       const vectors = await this.runModel(runner, entries.map(([, row]) => row));
-      const byKey = new Map(entries.map(([key], i) => [key, vectors[i]!]));
-      batch.forEach((job, j) => job.resolve(rowKeys[j]!.map((key) => byKey.get(key)!)));
+      const byKey = new Map(entries.map(([key], i) => [key, vectors[i]]));
+      batch.forEach((job, j) => job.resolve(rowKeys[j].map((key) => byKey.get(key)!)));
     } catch (error) {
       if (batch.length === 1) {
-        batch[0]!.reject(error);
+        batch[0].reject(error);
         return;
       }
       // Isolate the failure: one caller's bad input must not fail its batch neighbours.
@@ -372,7 +372,7 @@ export class UseLiteEmbedder implements Embedder {
       return normaliseL2(row);
     });
     rows.forEach((row, i) => {
-      if (row.cacheKey !== undefined) this.cache.set(row.cacheKey, vectors[i]!);
+      if (row.cacheKey !== undefined) this.cache.set(row.cacheKey, vectors[i]);
     });
     return vectors;
   }

@@ -49,15 +49,15 @@ export class WindowedUseLiteTokenizer {
     for (let start = 0; start < n; start++) {
       for (const [key, score, id] of this.parts.trie.commonPrefixSearch(symbols.slice(start, start + this.window))) {
         const end = start + key.length;
-        const total = score + best[start]!;
-        if (best[end] === 0 || total >= best[end]!) {
+        const total = score + best[start];
+        if (best[end] === 0 || total >= best[end]) {
           best[end] = total;
           words[end] = id;
         }
       }
     }
     const reversed: number[] = [];
-    for (let at = n; at > 0; at -= this.parts.vocabulary[words[at]!]![0].length) reversed.push(words[at]!);
+    for (let at = n; at > 0; at -= this.parts.vocabulary[words[at]][0].length) reversed.push(words[at]);
     const ids: number[] = [];
     let previousUnknown = false;
     for (const id of reversed) {

@@ -52,7 +52,7 @@ describe('OpenAiCompatibleEnricher', () => {
   it('accepts a reply inside a ```json fence, and a reply with only one field', async () => {
     stub.handler = (_body, _req, res) => sendJson(res, 200, completion('```json\n{"type": "skill"}\n```'));
     expect(await new OpenAiCompatibleEnricher({ baseUrl, model: 'm' }).enrich('How to deploy')).toEqual({ type: 'skill' });
-    expect(stub.requests[0]!.auth).toBeUndefined();
+    expect(stub.requests[0].auth).toBeUndefined();
   });
 
   it('ignores a reply that is not JSON, or JSON of the wrong shape, or an unknown type', async () => {
@@ -93,7 +93,7 @@ describe('OpenAiCompatibleEnricher', () => {
   it('sends at most maxContentChars of the content', async () => {
     stub.handler = (_body, _req, res) => sendJson(res, 200, completion('{}'));
     await new OpenAiCompatibleEnricher({ baseUrl, model: 'm', maxContentChars: 10 }).enrich('0123456789abcdef');
-    expect(stub.requests[0]!.body.messages[1]!.content).toBe('0123456789');
+    expect(stub.requests[0].body.messages[1].content).toBe('0123456789');
   });
 
   it('throws on a timeout, naming the URL and the limit', async () => {

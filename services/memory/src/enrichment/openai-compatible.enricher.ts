@@ -144,6 +144,6 @@ export class OpenAiCompatibleEnricher implements Enricher {
     }
     const parsed = ChatCompletionSchema.safeParse(json);
     if (!parsed.success) throw new Error(`enrichment response from ${this.url} is not a chat completion: ${z.prettifyError(parsed.error)}`);
-    return parseEnrichmentReply(parsed.data.choices[0]!.message.content);
+    return parseEnrichmentReply(parsed.data.choices[0].message.content);
   }
 }

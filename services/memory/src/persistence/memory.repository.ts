@@ -106,6 +106,17 @@ export class MemoryRepository implements PurgeTaskTable<PurgeTask> {
     return this.prisma.memory.findMany({ where: { recordId, id: { in: [...ids] } } });
   }
 
+  /** Every row in id order after `cursor`, at most `limit` (the data check's batches). */
+  listAfter(cursor: string | undefined, limit: number): Promise<MemoryRow[]> {
+    return this.prisma.memory.findMany({ where: cursor ? { id: { gt: cursor } } : {}, orderBy: { id: 'asc' }, take: limit });
+  }
+
+  /** The number of memory rows of each record that has any (the start-up comparison with the vector index). */
+  async countByRecord(): Promise<Array<{ recordId: string; rows: number }>> {
+    const groups = await this.prisma.memory.groupBy({ by: ['recordId'], _count: { _all: true } });
+    return groups.map((g) => ({ recordId: g.recordId, rows: g._count._all }));
+  }
+
   /** Newest first, at most `perType` of each type. */
   async listForContext(recordId: string, types: readonly MemoryType[], perType: number): Promise<MemoryRow[]> {
     const groups = await Promise.all(

@@ -19,7 +19,7 @@ export function chunkForEmbedding(text: string, chunkChars = EMBEDDING_CHUNK_CHA
       break;
     }
     const cut = rest.lastIndexOf(' ', chunkChars);
-    const hard = /[\uD800-\uDBFF]/.test(rest[chunkChars - 1]!) ? chunkChars - 1 : chunkChars;
+    const hard = /[\uD800-\uDBFF]/.test(rest[chunkChars - 1]) ? chunkChars - 1 : chunkChars;
     const end = cut > chunkChars / 2 ? cut : hard;
     chunks.push(rest.slice(0, end));
     rest = rest.slice(end).trimStart();
@@ -40,6 +40,6 @@ export async function embedDocument(embedder: Embedder, content: string, options
   if (vectors.length !== chunks.length || !vectors[0]) throw new Error('The embedder returned no vector');
   if (vectors.length === 1) return vectors[0];
   const mean = new Float32Array(embedder.dimension);
-  for (const v of vectors) for (let i = 0; i < mean.length; i++) mean[i]! += v[i]!;
+  for (const v of vectors) for (let i = 0; i < mean.length; i++) mean[i] += v[i];
   return normaliseL2(mean);
 }

@@ -2,9 +2,9 @@ import type { SparseVector } from '../vector-index/vector-index.port';
 
 // Both packages are CommonJS without type declarations; typed here rather than with a global ambient module.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const porter2: (word: string) => string = require('wink-porter2-stemmer');
+const porter2 = require('wink-porter2-stemmer') as (word: string) => string;
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const stopwordPackage: { eng: readonly string[] } = require('stopword');
+const stopwordPackage = require('stopword') as { eng: readonly string[] };
 
 /**
  * English stop words: the Snowball list (M. Porter, snowballstem.org/algorithms/english/stop.txt), plus the

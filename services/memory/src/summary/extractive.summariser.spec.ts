@@ -159,7 +159,7 @@ describe('ExtractiveSummariser on hostile input (bounded work, sane results)', (
       await summariser.summarise(fill(`${MEETING.join(' ')} `));
       expect(readDoc).toHaveBeenCalledTimes(1);
       expect(SUMMARY_WINDOW_CHARS).toBeLessThanOrEqual(10_000);
-      expect((readDoc.mock.calls[0]![0] as string).length).toBeLessThanOrEqual(SUMMARY_WINDOW_CHARS);
+      expect((readDoc.mock.calls[0][0]).length).toBeLessThanOrEqual(SUMMARY_WINDOW_CHARS);
     } finally {
       readDoc.mockRestore();
     }

@@ -62,7 +62,7 @@ export function sharedWinkNlp(): WinkMethods {
       ...model,
       core: () => {
         const loaded = core();
-        sharedLexemes = (loaded as unknown as { features: { lexeme: LexemeTable } }).features.lexeme;
+        sharedLexemes = (loaded as { features: { lexeme: LexemeTable } }).features.lexeme;
         return loaded;
       },
     });
@@ -113,7 +113,7 @@ const TRAILING_PUNCTUATION = /[\s,;:\-–—(]/;
  */
 function trimTrailing(text: string, char: RegExp): string {
   let end = text.length;
-  while (end > 0 && char.test(text[end - 1]!)) end--;
+  while (end > 0 && char.test(text[end - 1])) end--;
   return text.slice(0, end);
 }
 
@@ -128,10 +128,10 @@ export function leadingWindow(text: string, maxChars: number): string {
   for (let i = maxChars; i > maxChars / 2; i--) {
     if (text[i] !== ' ') continue;
     if (lastSpace < 0) lastSpace = i;
-    if ('.!?…'.includes(text[i - 1]!)) return text.slice(0, i);
+    if ('.!?…'.includes(text[i - 1])) return text.slice(0, i);
   }
   if (lastSpace > 0) return text.slice(0, lastSpace);
-  const end = /[\uD800-\uDBFF]/.test(text[maxChars - 1]!) ? maxChars - 1 : maxChars;
+  const end = /[\uD800-\uDBFF]/.test(text[maxChars - 1]) ? maxChars - 1 : maxChars;
   return text.slice(0, end);
 }
 
@@ -148,6 +148,7 @@ function rankSentences(text: string): RankedSentence[] {
   const winkNlp = sharedWinkNlp();
   const its = winkNlp.its;
   // wink's typings declare `its.lemma` with an extra `addons` parameter that `ItsFunction` does not accept.
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- wink's `its` helpers are plain selector functions that never use `this`
   const lemmaOf = its.lemma as unknown as ItsFunction<string>;
   const doc = winkNlp.readDoc(text);
   const sentenceLemmas: string[][] = [];
@@ -156,6 +157,7 @@ function rankSentences(text: string): RankedSentence[] {
     texts.push(sentence.out());
     const lemmas: string[] = [];
     sentence.tokens().each((token: ItemToken) => {
+      // eslint-disable-next-line @typescript-eslint/unbound-method -- wink's `its` helpers are plain selector functions that never use `this`
       if (token.out(its.type) === 'word' && !token.out(its.stopWordFlag)) lemmas.push(String(token.out(lemmaOf)).toLowerCase());
     });
     sentenceLemmas.push(lemmas);
@@ -173,6 +175,7 @@ function rankSentences(text: string): RankedSentence[] {
   });
   const maxCentrality = Math.max(...centrality, 0) || 1;
   const importance = new Array<number>(texts.length).fill(0);
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- wink's `its` helpers are plain selector functions that never use `this`
   for (const { index, importance: value } of doc.out(its.sentenceWiseImportance) as { index: number; importance: number }[]) {
     importance[index] = value;
   }
@@ -221,6 +224,7 @@ function splitByPunctuation(text: string): RankedSentence[] {
  * length (collapsing whitespace) plus a bounded amount for the window.
  */
 export class ExtractiveSummariser implements Summariser {
+  // eslint-disable-next-line @typescript-eslint/require-await -- async so that a bad `maxChars` rejects (the Summariser port is asynchronous)
   async summarise(content: string, maxChars: number = DEFAULT_MAX_CHARS): Promise<string> {
     if (!Number.isInteger(maxChars) || maxChars < 1) throw new RangeError(`maxChars must be a positive integer, got ${maxChars}`);
     const collapsed = collapseWhitespace(content);

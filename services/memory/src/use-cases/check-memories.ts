@@ -5,8 +5,9 @@ import type { Database } from '@agent-memory/platform';
 import type { Embedder } from '../embedding/embedder.port';
 import { OpenAiCompatibleEmbedder } from '../embedding/openai-compatible.embedder';
 import { UseLiteEmbedder } from '../embedding/use-lite.embedder';
-import type { EmbedderConfig } from '../memory.module';
+import type { EmbedderConfig } from '../memory.options';
 import { checkMemoryUsage, type MemoryUsageDrift } from '../persistence/memory-usage-check';
+import { MemoryRepository } from '../persistence/memory.repository';
 import { type MemoryPrismaClient, openMemoryPrisma } from '../persistence/prisma';
 import { EmbeddedVectorIndex } from '../vector-index/embedded.vector-index';
 import { QdrantVectorIndex } from '../vector-index/qdrant.vector-index';
@@ -54,14 +55,15 @@ export interface MemoryCheckStores {
  */
 export async function checkMemories(stores: MemoryCheckStores, options: { repair: boolean; logger?: Logger }): Promise<MemoryCheckReport> {
   const { prisma, blobs, index, embedder } = stores;
+  const repository = new MemoryRepository(prisma);
   const report: MemoryCheckReport = { checked: 0, missingBlob: [], hashMismatch: [], missingVector: [], repairedVectors: 0, usageDrift: [], repairedUsage: 0 };
   const probe = new Float32Array(embedder.dimension);
   probe[0] = 1;
   let cursor: string | undefined;
   for (;;) {
-    const rows = await prisma.memory.findMany({ where: cursor ? { id: { gt: cursor } } : {}, orderBy: { id: 'asc' }, take: CHECK_BATCH });
+    const rows = await repository.listAfter(cursor, CHECK_BATCH);
     if (rows.length === 0) break;
-    cursor = rows[rows.length - 1]!.id;
+    cursor = rows[rows.length - 1].id;
     report.checked += rows.length;
     const byRecord = new Map<string, string[]>();
     for (const row of rows) byRecord.set(row.recordId, [...(byRecord.get(row.recordId) ?? []), row.id]);
@@ -103,13 +105,13 @@ export interface IndexDrift {
  * progress) and persists only after a crash (invisible to recall: rows are the source of truth). Logs
  * each drift (warn) and a summary naming `npm run data:check`. Returns the drifts.
  */
-export async function compareIndexWithDatabase(prisma: MemoryPrismaClient, index: VectorIndex, logger: Logger): Promise<IndexDrift[]> {
-  const groups = await prisma.memory.groupBy({ by: ['recordId'], _count: { _all: true } });
+export async function compareIndexWithDatabase(repository: Pick<MemoryRepository, 'countByRecord'>, index: VectorIndex, logger: Logger): Promise<IndexDrift[]> {
+  const groups = await repository.countByRecord();
   const drifts: IndexDrift[] = [];
   for (const group of groups) {
     const points = await index.count(group.recordId);
-    if (points < group._count._all) {
-      const drift = { recordId: group.recordId, rows: group._count._all, points };
+    if (points < group.rows) {
+      const drift = { recordId: group.recordId, rows: group.rows, points };
       drifts.push(drift);
       logger.warn(drift, 'Vector index is missing memories of this record: recall cannot find them');
     }

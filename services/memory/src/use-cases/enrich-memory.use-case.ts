@@ -70,12 +70,13 @@ export class EnrichMemoryUseCase {
    * the local type and summary in place (logged). Does not wait for the queue either: the enqueue runs in
    * the background, so a slow or unreachable Redis never delays the remember's answer.
    */
-  async queueAfterRemember(memoryId: string, contentHash: string, reclassify: boolean): Promise<void> {
-    if (!this.enabled) return;
+  queueAfterRemember(memoryId: string, contentHash: string, reclassify: boolean): Promise<void> {
+    if (!this.enabled) return Promise.resolve();
     // One waiting job per version: a replayed or repeated remember adds none.
     void this.jobs
       .enqueue('memory.enrich', { memoryId, contentHash, reclassify }, { jobId: `enrich_${memoryId}_${contentHash.slice(-16)}` })
       .catch((err: unknown) => this.logger.warn({ memoryId, err }, 'Could not queue enrichment; the memory keeps its local type and summary'));
+    return Promise.resolve();
   }
 
   /** Runs one enrichment job; see the class comment. Throws (so the job is retried) when the enricher, index or database fails. */

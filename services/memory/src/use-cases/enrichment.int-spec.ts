@@ -49,14 +49,15 @@ describe('enrichment and re-embedding (standalone platform, local LLM server)', 
       let raw = '';
       req.setEncoding('utf8');
       req.on('data', (chunk: string) => (raw += chunk));
-      req.on('end', async () => {
+      req.on('end', () => {
         const body = JSON.parse(raw) as { messages: { role: string; content: string }[] };
-        const content = body.messages[1]!.content;
+        const content = body.messages[1].content;
         llmRequests.push(content);
         onRequest?.();
-        if (gate) await gate;
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ choices: [{ index: 0, message: { role: 'assistant', content: reply(content) } }] }));
+        void Promise.resolve(gate).then(() => {
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ choices: [{ index: 0, message: { role: 'assistant', content: reply(content) } }] }));
+        });
       });
     });
     await new Promise<void>((resolve) => llm.listen(0, '127.0.0.1', resolve));
@@ -204,7 +205,7 @@ describe('enrichment and re-embedding (standalone platform, local LLM server)', 
     // As after an embedder change: rows carry the old id, and the index opened for the new embedder is empty.
     await prisma.memory.updateMany({ where: { recordId }, data: { embedderId: 'old-model@512' } });
     await index.deleteTenant(recordId);
-    await forget.execute({ agentId: 'agt_test', recordId, target: { id: ids[1]! } });
+    await forget.execute({ agentId: 'agt_test', recordId, target: { id: ids[1] } });
 
     const first = await reembed.runBatch({ embedderId: embedder.id }, 2);
     expect(first.reembedded).toBe(2);

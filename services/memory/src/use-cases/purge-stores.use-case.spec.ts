@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { JobData, JobName } from '@agent-memory/shared';
-import { FilesystemBlobStore, InProcessJobQueue, type JobQueue, PgliteDatabase, PURGE_RETRY, type RetryPolicy } from '@agent-memory/platform';
+import { FilesystemBlobStore, InProcessJobQueue, PgliteDatabase, PURGE_RETRY, type RetryPolicy } from '@agent-memory/platform';
 import { MemoryRepository, type PurgeTask } from '../persistence/memory.repository';
 import { type MemoryPrismaClient, openMemoryPrisma } from '../persistence/prisma';
 import type { VectorIndex } from '../vector-index/vector-index.port';
@@ -71,7 +71,7 @@ describe('PurgeStoresUseCase sweep (PGlite purge tasks, in-process queue)', () =
     const task: PurgeTask = { id: 'prg_sweep', recordId: 'rec_1', memoryId: 'mem_1', blobKeys: ['records/rec_1/memories/mem_1'] };
     await prisma.memoryPurgeTask.create({ data: { ...task, createdAt: new Date(Date.now() - 3 * 60_000) } });
     tasks.set(task.id, task);
-    await blobs.put(task.blobKeys[0]!, Buffer.from('m'));
+    await blobs.put(task.blobKeys[0], Buffer.from('m'));
 
     index.failing = true;
     expect(await purge.runOrQueue(task)).toBe(false);
@@ -83,7 +83,7 @@ describe('PurgeStoresUseCase sweep (PGlite purge tasks, in-process queue)', () =
     await jobs.drain();
     expect(tasks.size).toBe(0);
     expect(index.deleted).toEqual(['mem_1']);
-    expect(await blobs.get(task.blobKeys[0]!)).toBeNull();
+    expect(await blobs.get(task.blobKeys[0])).toBeNull();
     expect(await purge.sweepPending()).toBe(0);
     await purge.stop();
     await purge.flushCompaction();

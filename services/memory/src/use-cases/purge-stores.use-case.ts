@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
-import { BLOB_STORE, type BlobStore, JOB_QUEUE, type JobQueue, PURGE_SWEEP, RecordPurges } from '@agent-memory/platform';
+import { BLOB_STORE, type BlobStore, JOB_QUEUE, type JobQueue, RecordPurges } from '@agent-memory/platform';
 import { MEMORY_RECLAIM, type MemoryReclaim } from '../persistence/memory-reclaim';
 import { MemoryRepository, type PurgeTask } from '../persistence/memory.repository';
 import { VECTOR_INDEX, type VectorIndex } from '../vector-index/vector-index.port';
@@ -7,14 +7,13 @@ import { VECTOR_INDEX, type VectorIndex } from '../vector-index/vector-index.por
 /**
  * Runs purge tasks against the vector index and the blob store (docs/api.md, "Forget": removed from
  * object storage, the vector index and the write logs). A task is deleted only once every store is clean;
- * retries, start-up resumption and the periodic sweep are the shared {@link RecordPurges} (job
+ * retries, start-up resumption and the periodic sweep are the shared {@link RecordPurges} it extends (job
  * `memory.purge`, payload `{ taskId }`; docs/architecture.md, "Record deletion").
  */
 @Injectable()
-export class PurgeStoresUseCase {
-  private readonly logger = new Logger(PurgeStoresUseCase.name);
+export class PurgeStoresUseCase extends RecordPurges<'memory.purge', PurgeTask> {
+  private readonly log = new Logger(PurgeStoresUseCase.name);
   private compactTimer?: NodeJS.Timeout;
-  private readonly purges: RecordPurges<'memory.purge', PurgeTask>;
 
   constructor(
     private readonly repository: MemoryRepository,
@@ -24,7 +23,7 @@ export class PurgeStoresUseCase {
     /** Rewrites the memory tables after purges, so no dead row keeps forgotten text (absent in unit tests). */
     @Optional() @Inject(MEMORY_RECLAIM) private readonly reclaim?: MemoryReclaim,
   ) {
-    this.purges = new RecordPurges(
+    super(
       jobs,
       {
         sweepName: 'memory-purge-sweep',
@@ -32,36 +31,12 @@ export class PurgeStoresUseCase {
         jobData: (task) => ({ taskId: task.id }),
         taskOfJob: ({ taskId }) => repository.findPurge(taskId),
         table: repository,
-        run: (task) => this.run(task),
       },
-      this.logger,
+      new Logger(PurgeStoresUseCase.name),
     );
   }
 
-  /**
-   * Registers the job handler, re-queues every pending task and, where jobs run, starts the periodic
-   * sweep (call once at start-up; `sweepIntervalMs` is for tests).
-   */
-  start(sweepIntervalMs: number = PURGE_SWEEP.intervalMs): Promise<void> {
-    return this.purges.start(sweepIntervalMs);
-  }
-
-  /** Enqueues every purge task created more than `minAgeMs` ago; returns how many (see {@link RecordPurges.sweepPending}). */
-  sweepPending(minAgeMs: number = PURGE_SWEEP.minAgeMs): Promise<number> {
-    return this.purges.sweepPending(minAgeMs);
-  }
-
-  /** Stops the sweep (at shutdown, before the job queue closes). */
-  stop(): Promise<void> {
-    return this.purges.stop();
-  }
-
-  /** Purges now; if a store fails, queues the task for retry instead of throwing. Returns true when clean. */
-  runOrQueue(task: PurgeTask): Promise<boolean> {
-    return this.purges.runOrQueue(task);
-  }
-
-  private async run(task: PurgeTask): Promise<void> {
+  protected async run(task: PurgeTask): Promise<void> {
     if (task.memoryId) {
       await this.index.delete(task.recordId, [task.memoryId]);
       await this.blobs.delete(task.blobKeys);
@@ -78,7 +53,7 @@ export class PurgeStoresUseCase {
   private scheduleCompaction(): void {
     clearTimeout(this.compactTimer);
     this.compactTimer = setTimeout(() => {
-      this.index.compact().catch((err: unknown) => this.logger.error({ err }, 'Vector index compaction failed'));
+      this.index.compact().catch((err: unknown) => this.log.error({ err }, 'Vector index compaction failed'));
     }, COMPACTION_DELAY_MS);
     this.compactTimer.unref();
   }

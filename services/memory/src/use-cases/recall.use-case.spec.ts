@@ -36,7 +36,7 @@ describe('embedding scope of recall and remember (cross-tenant cache isolation)'
     await recall.execute({ agentId: 'agt_alice', recordId: 'rec_alice', body: { query: 'What is the door code?', limit: 5 } });
     await recall.execute({ agentId: 'agt_bob', recordId: 'rec_bob', body: { query: 'What is the door code?', limit: 5 } });
     await recall.execute({ agentId: 'agt_alice', recordId: 'rec_alice', body: { query: 'What is the door code?', limit: 5 } });
-    for (const call of spy.mock.calls) scopes.push((call[1] as EmbedOptions | undefined)?.scope);
+    for (const call of spy.mock.calls) scopes.push((call[1])?.scope);
     expect(scopes).toEqual(['rec_alice', 'rec_bob', 'rec_alice']);
     // Bob's identical question was embedded by the model; Alice's repeat came from her own cache entry.
     expect(runner.texts).toEqual(['the door code', 'the door code']);

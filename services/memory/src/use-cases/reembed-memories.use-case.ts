@@ -36,9 +36,9 @@ async function embedDocuments(embedder: Embedder, contents: readonly string[]): 
   let at = 0;
   return chunked.map((chunks) => {
     const own = vectors.slice(at, (at += chunks.length));
-    if (own.length === 1) return own[0]!;
+    if (own.length === 1) return own[0];
     const mean = new Float32Array(embedder.dimension);
-    for (const v of own) for (let i = 0; i < mean.length; i++) mean[i]! += v[i]!;
+    for (const v of own) for (let i = 0; i < mean.length; i++) mean[i] += v[i];
     return normaliseL2(mean);
   });
 }
@@ -93,12 +93,12 @@ export class ReembedMemoriesUseCase {
     }
     const rows = await this.repository.listOtherEmbedder(embedderId, batchSize, job.cursor);
     const contents = await Promise.all(rows.map((row) => this.contentOf(row)));
-    const present = rows.flatMap((row, i) => (contents[i] === null ? [] : [{ row, content: contents[i]! }]));
+    const present = rows.flatMap((row, i) => (contents[i] === null ? [] : [{ row, content: contents[i] }]));
     const dense = await embedDocuments(this.embedder, present.map((p) => p.content));
     const points = new Map<string, VectorPoint>(
       present.map(({ row, content }, i) => [
         row.id,
-        { id: row.id, tenant: row.recordId, dense: dense[i]!, sparse: encodeKeywords(content), payload: { type: row.type as MemoryType } },
+        { id: row.id, tenant: row.recordId, dense: dense[i], sparse: encodeKeywords(content), payload: { type: row.type as MemoryType } },
       ]),
     );
     const written =
@@ -109,7 +109,7 @@ export class ReembedMemoriesUseCase {
             embedderId,
             (ids) => this.index.upsert(ids.map((id) => points.get(id)!)),
           );
-    const next = rows.length === batchSize ? rows[rows.length - 1]!.id : undefined;
+    const next = rows.length === batchSize ? rows[rows.length - 1].id : undefined;
     if (next) {
       await this.jobs.enqueue('memory.reembed', { embedderId, cursor: next }, { jobId: reembedJobId(embedderId, next) });
     } else {

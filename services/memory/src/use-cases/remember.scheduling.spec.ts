@@ -2,8 +2,6 @@ import { FairScheduler } from '@agent-memory/platform';
 import type { MemoryTypeClassifier } from '../classification/memory-type-classifier.port';
 import type { Embedder } from '../embedding/embedder.port';
 import type { MemoryRepository } from '../persistence/memory.repository';
-import type { MemoryPrismaClient } from '../persistence/prisma';
-import type { Summariser } from '../summary/summariser.port';
 import type { VectorIndex } from '../vector-index/vector-index.port';
 import type { EnrichMemoryUseCase } from './enrich-memory.use-case';
 import { RememberUseCase } from './remember.use-case';
@@ -16,12 +14,11 @@ import { RememberUseCase } from './remember.use-case';
  */
 describe('remember: the save is not a scheduler job', () => {
   const embedder: Embedder = { id: 'fake@2', dimension: 2, embed: async (texts) => texts.map(() => Float32Array.from([1, 0])) };
-  const summariser = { summarise: async (text: string) => text.slice(0, 20) } as unknown as Summariser;
+  const summariser = { summarise: async (text: string) => text.slice(0, 20) };
   const classifier = { classify: async () => 'fact' } as unknown as MemoryTypeClassifier;
   const index = { upsert: async () => undefined, delete: async () => undefined } as unknown as VectorIndex;
   const blobs = { put: async () => undefined, delete: async () => undefined } as never;
   const enrichment = { queueAfterRemember: async () => undefined } as unknown as EnrichMemoryUseCase;
-  const prisma = {} as MemoryPrismaClient;
 
   /** A repository whose saveRemember waits until `release` is called (a transaction blocked on a lock). */
   function blockedRepository() {
