@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Inject, Post, Query, Req } from '@nestjs/common';
-import { ApiBody, ApiTags } from '@nestjs/swagger';
+import { ApiTags } from '@nestjs/swagger';
 import {
   BalanceSchema,
   type BillingEnvironment,
@@ -9,18 +9,16 @@ import {
   PRICE_LIST_MICRO_USD,
   randomBase62,
   SUBJECTS,
-  TopUpBodySchema,
   UsageSummarySchema,
 } from '@agent-memory/shared';
 import { BusClient } from '@agent-memory/platform';
 import { Principal } from '../auth/principal.decorator';
-import { type GatewayRequest, principalOf } from '../auth/request-context';
+import type { GatewayRequest } from '../auth/request-context';
 import { PaymentProtocol } from '../billing/payment-protocol';
 import { UsageRecorder } from '../billing/usage-recorder';
 import { GATEWAY_OPTIONS, type GatewayOptions } from '../gateway.options';
 import { TopUpDto, UsageQueryDto } from './dto';
 import { AgentRoute, PublicRoute, TopUpRoute } from './route-kinds';
-import { validate } from './validate';
 
 /** Endpoints that are free (docs/billing.md, "Prices"), listed by `GET /billing/prices`. */
 const FREE_ENDPOINTS = [
@@ -98,9 +96,7 @@ export class BillingController {
   @Post('top-up')
   @HttpCode(200)
   @TopUpRoute()
-  @ApiBody({ type: TopUpDto })
-  async topUp(@Req() req: GatewayRequest, @Body() body: unknown) {
-    const { amount } = validate(TopUpBodySchema, body, 'body');
+  async topUp(@Req() req: GatewayRequest, @Body() { amount }: TopUpDto) {
     const topUp = await this.recorder.topUp(req, amount);
     return { ...this.balanceResponse(topUp.balance), creditedMicroUsd: topUp.creditedMicroUsd, reference: topUp.reference };
   }
