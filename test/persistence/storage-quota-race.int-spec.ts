@@ -8,7 +8,8 @@ import { createTestDatabase, type TestDatabase } from '@agent-memory/testing';
 import { WriteFileUseCase } from '../../services/files/src/use-cases/write-file.use-case';
 import { PrismaFilesRepository } from '../../services/files/src/persistence/prisma-files.repository';
 import { openFilesPrisma } from '../../services/files/src/persistence/prisma';
-import { MemoryRepository } from '../../services/memory/src/persistence/memory.repository';
+import type { MemoryRepository } from '../../services/memory/src/persistence/memory.repository';
+import { PrismaMemoryRepository } from '../../services/memory/src/persistence/prisma-memory.repository';
 import { openMemoryPrisma } from '../../services/memory/src/persistence/prisma';
 
 /**
@@ -34,8 +35,8 @@ describe('storage quotas under concurrent writes from two replicas (PostgreSQL)'
 
   it('memories: 20 concurrent new memories against a quota of 5 store exactly 5; 10 of 300 bytes against 1000 bytes store exactly 3', async () => {
     const prismas = await Promise.all(dbs.map((db) => openMemoryPrisma(db)));
-    const countRepos = prismas.map((p) => new MemoryRepository(p, { maxMemories: 5, maxBytes: 1_000_000 }));
-    const bytesRepos = prismas.map((p) => new MemoryRepository(p, { maxMemories: 1000, maxBytes: 1000 }));
+    const countRepos = prismas.map((p) => new PrismaMemoryRepository(p, { maxMemories: 5, maxBytes: 1_000_000 }));
+    const bytesRepos = prismas.map((p) => new PrismaMemoryRepository(p, { maxMemories: 1000, maxBytes: 1000 }));
     const write = (repo: MemoryRepository, agentId: string, recordId: string, i: number, sizeBytes: number) => {
       const id = newId('memory');
       return repo.saveRemember(

@@ -13,6 +13,7 @@ import { MEMORY_MODULE_OPTIONS, type MemoryModuleOptions } from './memory.option
 import { DEFAULT_FORGET_VACUUM_DELAY_MS, MEMORY_RECLAIM, MEMORY_RECLAIM_TABLES, type MemoryReclaim } from './persistence/memory-reclaim';
 import { DEFAULT_MEMORY_QUOTA, MEMORY_QUOTA } from './persistence/memory-quota';
 import { MemoryRepository } from './persistence/memory.repository';
+import { PrismaMemoryRepository } from './persistence/prisma-memory.repository';
 import { DEFAULT_MEMORY_ADMISSION, MEMORY_WORK_SCHEDULER } from './use-cases/admission';
 import { MEMORY_PRISMA, openMemoryPrisma } from './persistence/prisma';
 import { ExtractiveSummariser } from './summary/extractive.summariser';
@@ -94,7 +95,7 @@ export class MemoryModule {
               })
             : null,
         },
-        MemoryRepository,
+        { provide: MemoryRepository, useClass: PrismaMemoryRepository },
         RememberUseCase,
         RecallUseCase,
         ForgetUseCase,

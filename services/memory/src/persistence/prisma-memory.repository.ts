@@ -1,64 +1,16 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { advisoryXactLock, assertBeforeDeadline, IdempotencyClaimLostError, PrismaIdempotencyStore, type PurgeTaskTable, RECORD_DELETION_TRANSACTION, RecordTombstones } from '@agent-memory/platform';
+import { advisoryXactLock, assertBeforeDeadline, IdempotencyClaimLostError, PrismaIdempotencyStore, RECORD_DELETION_TRANSACTION, RecordTombstones } from '@agent-memory/platform';
 import { type MemoryType, newId } from '@agent-memory/shared';
-import { type Memory, Prisma } from './generated/client';
+import { Prisma } from './generated/client';
 import { chargeMemoryUsage, DEFAULT_MEMORY_QUOTA, MEMORY_QUOTA, type MemoryQuota, type MemoryUsage, readMemoryUsage, releaseMemoryUsage } from './memory-quota';
+import type { EnrichmentWrite, GuardedWriteOutcome, LockedMemory, MemoryRepository, MemoryRow, PurgeTask, RememberWrite } from './memory.repository';
 import { MEMORY_PRISMA, type MemoryPrismaClient } from './prisma';
-
-export type MemoryRow = Memory;
-
-/**
- * What remember writes in one transaction: the memory row, its write log entry and the idempotency result.
- * `id` is a fresh id, used only when no memory exists at (record, path) under the path lock; `blobKey` is
- * unique to this write (a purge of another write or memory never deletes it).
- */
-export interface RememberWrite {
-  id: string;
-  recordId: string;
-  agentId: string;
-  path: string;
-  type: MemoryType;
-  summary: string;
-  contentHash: string;
-  blobKey: string;
-  sizeBytes: number;
-  embedderId: string;
-  /** The idempotency claim this write completes (`claimIdempotencyKey`'s `claimedAt`). */
-  idempotency?: { key: string; claimedAt: Date };
-}
-
-/** What a row lock found: the memory's current version and the embedder of its vector. */
-export interface LockedMemory {
-  id: string;
-  contentHash: string;
-  embedderId: string;
-}
-
-/** What enrichment writes: the refined type and summary of the version `contentHash`, and the vector's embedder. */
-export interface EnrichmentWrite {
-  id: string;
-  contentHash: string;
-  type: MemoryType;
-  summary: string;
-  embedderId: string;
-}
-
-/** Outcome of a write guarded by a row lock: done, the memory is gone (forgotten), or its content changed. */
-export type GuardedWriteOutcome = 'applied' | 'gone' | 'changed';
 
 /**
  * Transaction options when a vector index write runs inside the transaction: the write may take a while
  * (embedded index: group commit and fsync; Qdrant: a network round trip).
  */
 const VECTOR_WRITE_TRANSACTION = { timeout: 30_000, maxWait: 10_000 };
-
-/** A purge still to run against the vector index and blob store. */
-export interface PurgeTask {
-  id: string;
-  recordId: string;
-  memoryId: string | null;
-  blobKeys: string[];
-}
 
 /**
  * Tombstones of deleted records (`memory.deleted_records`) and the record advisory lock (key
@@ -67,11 +19,12 @@ export interface PurgeTask {
 const tombstones = new RecordTombstones('"memory"."deleted_records"', 'memory-record');
 
 /**
- * Repository of the memory service's tables (memories, write log, idempotency keys, purge tasks).
- * Every multi-row change is one transaction, so the metadata never shows a half-done write or forget.
+ * {@link MemoryRepository} over the `memory` schema through the service's Prisma Client: the only Prisma
+ * caller of the memory service. Every multi-row change is one transaction, so the metadata never shows a
+ * half-done write or forget.
  */
 @Injectable()
-export class MemoryRepository implements PurgeTaskTable<PurgeTask> {
+export class PrismaMemoryRepository implements MemoryRepository {
   /** The idempotency keys of remember (`memory.idempotency_keys`; scope: the record id). */
   readonly idempotency: PrismaIdempotencyStore;
 

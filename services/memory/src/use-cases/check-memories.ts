@@ -7,7 +7,8 @@ import { OpenAiCompatibleEmbedder } from '../embedding/openai-compatible.embedde
 import { UseLiteEmbedder } from '../embedding/use-lite.embedder';
 import type { EmbedderConfig } from '../memory.options';
 import { checkMemoryUsage, type MemoryUsageDrift } from '../persistence/memory-usage-check';
-import { MemoryRepository } from '../persistence/memory.repository';
+import type { MemoryRepository } from '../persistence/memory.repository';
+import { PrismaMemoryRepository } from '../persistence/prisma-memory.repository';
 import { type MemoryPrismaClient, openMemoryPrisma } from '../persistence/prisma';
 import { EmbeddedVectorIndex } from '../vector-index/embedded.vector-index';
 import { QdrantVectorIndex } from '../vector-index/qdrant.vector-index';
@@ -55,7 +56,7 @@ export interface MemoryCheckStores {
  */
 export async function checkMemories(stores: MemoryCheckStores, options: { repair: boolean; logger?: Logger }): Promise<MemoryCheckReport> {
   const { prisma, blobs, index, embedder } = stores;
-  const repository = new MemoryRepository(prisma);
+  const repository = new PrismaMemoryRepository(prisma);
   const report: MemoryCheckReport = { checked: 0, missingBlob: [], hashMismatch: [], missingVector: [], repairedVectors: 0, usageDrift: [], repairedUsage: 0 };
   const probe = new Float32Array(embedder.dimension);
   probe[0] = 1;

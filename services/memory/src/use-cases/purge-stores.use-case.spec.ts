@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { JobData, JobName } from '@agent-memory/shared';
 import { FilesystemBlobStore, InProcessJobQueue, PgliteDatabase, PURGE_RETRY, type RetryPolicy } from '@agent-memory/platform';
-import { MemoryRepository, type PurgeTask } from '../persistence/memory.repository';
+import type { MemoryRepository, PurgeTask } from '../persistence/memory.repository';
+import { PrismaMemoryRepository } from '../persistence/prisma-memory.repository';
 import { type MemoryPrismaClient, openMemoryPrisma } from '../persistence/prisma';
 import type { VectorIndex } from '../vector-index/vector-index.port';
 import { PurgeStoresUseCase } from './purge-stores.use-case';
@@ -55,7 +56,7 @@ describe('PurgeStoresUseCase sweep (PGlite purge tasks, in-process queue)', () =
     const repository = {
       findPurge: async (id: string) => tasks.get(id) ?? null,
       pendingPurges: async () => [...tasks.values()],
-      purgesCreatedBefore: (before: Date, limit: number) => new MemoryRepository(prisma).purgesCreatedBefore(before, limit),
+      purgesCreatedBefore: (before: Date, limit: number) => new PrismaMemoryRepository(prisma).purgesCreatedBefore(before, limit),
       completePurge: async (id: string) => {
         tasks.delete(id);
         await prisma.memoryPurgeTask.deleteMany({ where: { id } });
@@ -101,7 +102,7 @@ describe('PurgeStoresUseCase sweep (PGlite purge tasks, in-process queue)', () =
         { recordId: 'rec_1', key: 'pending-1h', requestHash: 'h', status: 'pending', createdAt: hoursAgo(1) },
       ],
     });
-    expect(await new MemoryRepository(prisma).idempotency.deleteExpired(now)).toBe(2);
+    expect(await new PrismaMemoryRepository(prisma).idempotency.deleteExpired(now)).toBe(2);
     const left = (await prisma.memoryIdempotencyKey.findMany({ orderBy: { key: 'asc' } })).map((k) => k.key);
     expect(left).toEqual(['completed-24.5h', 'pending-1h']);
   });

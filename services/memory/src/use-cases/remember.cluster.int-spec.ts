@@ -7,7 +7,8 @@ import { DomainError, newId, type RememberBody } from '@agent-memory/shared';
 import { createTestDatabase, HookedBlobStore, type TestDatabase } from '@agent-memory/testing';
 import { PrototypeMemoryTypeClassifier } from '../classification/prototype.memory-type-classifier';
 import { UseLiteEmbedder } from '../embedding/use-lite.embedder';
-import { MemoryRepository } from '../persistence/memory.repository';
+import type { MemoryRepository } from '../persistence/memory.repository';
+import { PrismaMemoryRepository } from '../persistence/prisma-memory.repository';
 import { type MemoryPrismaClient, openMemoryPrisma } from '../persistence/prisma';
 import { embedDocument } from '../recall/document-embedding';
 import { ExtractiveSummariser } from '../summary/extractive.summariser';
@@ -51,7 +52,7 @@ describe('remember with two replicas over PostgreSQL', () => {
     for (let i = 0; i < 2; i++) {
       const db = new PgDatabase({ connectionString: testDb.url, poolSize: 5 });
       const prisma = await openMemoryPrisma(db);
-      const repository = new MemoryRepository(prisma);
+      const repository = new PrismaMemoryRepository(prisma);
       const jobs = new InProcessJobQueue();
       const enrichment = new EnrichMemoryUseCase(repository, null, embedder, index, blobs, jobs);
       const remember = new RememberUseCase(repository, embedder, new PrototypeMemoryTypeClassifier(embedder), new ExtractiveSummariser(), index, blobs, enrichment);

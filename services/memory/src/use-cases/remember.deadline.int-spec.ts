@@ -7,7 +7,7 @@ import { DomainError, newId, RateLimitedError, type RememberBody } from '@agent-
 import { createTestDatabase, HookedBlobStore, type TestDatabase } from '@agent-memory/testing';
 import { PrototypeMemoryTypeClassifier } from '../classification/prototype.memory-type-classifier';
 import { UseLiteEmbedder } from '../embedding/use-lite.embedder';
-import { MemoryRepository } from '../persistence/memory.repository';
+import { PrismaMemoryRepository } from '../persistence/prisma-memory.repository';
 import { type MemoryPrismaClient, openMemoryPrisma } from '../persistence/prisma';
 import { ExtractiveSummariser } from '../summary/extractive.summariser';
 import { EmbeddedVectorIndex } from '../vector-index/embedded.vector-index';
@@ -40,7 +40,7 @@ describe('remember and the request deadline', () => {
     blobs = new HookedBlobStore(new FilesystemBlobStore(join(dataDir, 'blobs')));
     db = new PgDatabase({ connectionString: testDb.url, poolSize: 5 });
     prisma = await openMemoryPrisma(db);
-    const repository = new MemoryRepository(prisma);
+    const repository = new PrismaMemoryRepository(prisma);
     const enrichment = new EnrichMemoryUseCase(repository, null, embedder, index, blobs, new InProcessJobQueue());
     remember = new RememberUseCase(repository, embedder, new PrototypeMemoryTypeClassifier(embedder), new ExtractiveSummariser(), index, blobs, enrichment);
   }, 120_000);

@@ -1,0 +1,119 @@
+import type { IdempotencyKeys, PurgeTaskTable } from '@agent-memory/platform';
+import type { MemoryType } from '@agent-memory/shared';
+import type { MemoryQuota, MemoryUsage } from './memory-quota';
+
+/** A memory's metadata row (`memory.memories`): the source of truth; content in the blob store, vector in the index. */
+export interface MemoryRow {
+  id: string;
+  recordId: string;
+  agentId: string;
+  path: string;
+  type: string;
+  summary: string;
+  contentHash: string;
+  blobKey: string;
+  sizeBytes: number;
+  /** Which embedder made the memory's vector (`Embedder.id`). */
+  embedderId: string;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/**
+ * What remember writes in one transaction: the memory row, its write log entry and the idempotency result.
+ * `id` is a fresh id, used only when no memory exists at (record, path) under the path lock; `blobKey` is
+ * unique to this write (a purge of another write or memory never deletes it).
+ */
+export interface RememberWrite {
+  id: string;
+  recordId: string;
+  agentId: string;
+  path: string;
+  type: MemoryType;
+  summary: string;
+  contentHash: string;
+  blobKey: string;
+  sizeBytes: number;
+  embedderId: string;
+  /** The idempotency claim this write completes (`claimIdempotencyKey`'s `claimedAt`). */
+  idempotency?: { key: string; claimedAt: Date };
+}
+
+/** What a row lock found: the memory's current version and the embedder of its vector. */
+export interface LockedMemory {
+  id: string;
+  contentHash: string;
+  embedderId: string;
+}
+
+/** What enrichment writes: the refined type and summary of the version `contentHash`, and the vector's embedder. */
+export interface EnrichmentWrite {
+  id: string;
+  contentHash: string;
+  type: MemoryType;
+  summary: string;
+  embedderId: string;
+}
+
+/** Outcome of a write guarded by a row lock: done, the memory is gone (forgotten), or its content changed. */
+export type GuardedWriteOutcome = 'applied' | 'gone' | 'changed';
+
+/** A purge still to run against the vector index and blob store. */
+export interface PurgeTask {
+  id: string;
+  recordId: string;
+  memoryId: string | null;
+  blobKeys: string[];
+}
+
+/**
+ * Port of the memory service's tables (memories, write log, idempotency keys, tombstones of deleted
+ * records, purge tasks, per-agent usage); the adapter is `prisma-memory.repository.ts`
+ * ({@link PrismaMemoryRepository}), which documents each write's transaction and errors.
+ */
+export abstract class MemoryRepository implements PurgeTaskTable<PurgeTask> {
+  /** The idempotency keys of remember (`memory.idempotency_keys`; scope: the record id). */
+  abstract readonly idempotency: IdempotencyKeys;
+  /** The per-agent storage quota in force. */
+  abstract readonly storageQuota: MemoryQuota;
+  /** The agent's stored memories and bytes now. */
+  abstract usage(agentId: string): Promise<MemoryUsage>;
+  abstract findByPath(recordId: string, path: string): Promise<MemoryRow | null>;
+  /** The memory `id` if it belongs to `recordId`, else null. */
+  abstract findById(recordId: string, id: string): Promise<MemoryRow | null>;
+  /** The memory with this id in any record (jobs carry only the id), or null. */
+  abstract findAnyById(id: string): Promise<MemoryRow | null>;
+  /** Rows of the given ids within the record (absent or foreign ids are left out). */
+  abstract findMany(recordId: string, ids: readonly string[]): Promise<MemoryRow[]>;
+  /** Every row in id order after `cursor`, at most `limit` (the data check's batches). */
+  abstract listAfter(cursor: string | undefined, limit: number): Promise<MemoryRow[]>;
+  /** The number of memory rows of each record that has any. */
+  abstract countByRecord(): Promise<Array<{ recordId: string; rows: number }>>;
+  /** Newest first, at most `perType` of each type. */
+  abstract listForContext(recordId: string, types: readonly MemoryType[], perType: number): Promise<MemoryRow[]>;
+  /**
+   * Inserts or replaces the memory at (record, path) with its write log entry and idempotency result in
+   * one transaction (record lock shared and tombstone check, path lock, quota charge, deadline checks,
+   * `writeVector`). Returns the memory's id. Errors: NotFoundError, IdempotencyClaimLostError,
+   * ForbiddenError, DeadlineExceededError; nothing is written then.
+   */
+  abstract saveRemember(w: RememberWrite, respond: (id: string) => unknown, writeVector?: (id: string) => Promise<void>): Promise<string>;
+  /** Sets the refined type and summary if the memory still exists at version `w.contentHash`. */
+  abstract applyEnrichment(w: EnrichmentWrite, writeVector?: () => Promise<void>): Promise<GuardedWriteOutcome>;
+  /** Memories whose vectors another embedder made, in id order after `cursor`, at most `limit`. */
+  abstract listOtherEmbedder(embedderId: string, limit: number, cursor?: string): Promise<MemoryRow[]>;
+  /** Whether any memory has a vector of another embedder than `embedderId`. */
+  abstract anyOtherEmbedder(embedderId: string): Promise<boolean>;
+  /** Sets the embedder of the still-unchanged memories of `versions` after `writeVectors`; returns the ids written. */
+  abstract applyReembed(versions: readonly { id: string; contentHash: string }[], embedderId: string, writeVectors: (ids: string[]) => Promise<void>): Promise<string[]>;
+  /** Forget, metadata side, with a durable purge task; null when the memory is already gone. */
+  abstract forget(memory: MemoryRow): Promise<PurgeTask | null>;
+  /** Record deletion, metadata side: tombstone, every row of the record, one purge task `taskId`. */
+  abstract purgeRecordMetadata(recordId: string, taskId: string): Promise<PurgeTask>;
+  abstract pendingPurges(): Promise<PurgeTask[]>;
+  abstract purgesCreatedBefore(before: Date, limit: number): Promise<PurgeTask[]>;
+  /** The purge task `id`, or null once done. */
+  abstract findPurge(id: string): Promise<PurgeTask | null>;
+  /** Deletes the purge task `id` once every store is clean. */
+  abstract completePurge(id: string): Promise<void>;
+}
