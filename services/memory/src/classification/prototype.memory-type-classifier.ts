@@ -177,7 +177,7 @@ export type TypeScores = Record<MemoryType, number>;
  * Accuracy with `use-lite@512` on the 60 hand-labelled sentences of `labelled-memories.fixture.ts`: 37/40 on
  * the tuning part and 17/20 on the holdout (embeddings alone: 34/40 and 16/20). Typical errors: plain
  * attributes of the user ("the user is left-handed") read as facts, and preferences phrased like identity.
- * With another embedder the weights above are untested; re-run the spec.
+ * With another embedder the weights above are untested; re-run prototype.memory-type-classifier.spec.ts.
  */
 export class PrototypeMemoryTypeClassifier implements MemoryTypeClassifier {
   private prototypes?: Promise<Record<MemoryType, Float32Array>>;

@@ -23,7 +23,7 @@ const SEPARATOR = '\u2581';
  * entry, so this class hands the same trie a window of that many symbols; everything else (NFKC, the
  * separator, the Viterbi pass in the same order with the same tie rule, the walk back by the vocabulary
  * entry's UTF-16 length, merging runs of unknown pieces) follows the package's `Tokenizer.encode`, so the
- * ids are the same (the spec compares them on many texts).
+ * ids are the same (use-lite.tokenizer.spec.ts compares them on many texts).
  */
 export class WindowedUseLiteTokenizer {
   /** Length in symbols (code points) of the longest vocabulary piece. */
