@@ -1,8 +1,6 @@
-import { SANDBOX_INITIAL_CREDIT_MICRO_USD } from '@agent-memory/shared';
-
 /** Options of the billing service (docs/billing.md). */
 export interface BillingOptions {
-  /** Opening credit of a test (sandbox) balance, micro-USD; default {@link SANDBOX_INITIAL_CREDIT_MICRO_USD} (100 USD). */
+  /** Opening credit of a test (sandbox) balance, micro-USD; default `SANDBOX_INITIAL_CREDIT_MICRO_USD` of @agent-memory/shared (100 USD). */
   sandboxCreditMicroUsd?: number;
   /** How often the reservation sweeper runs, ms; default {@link DEFAULT_RESERVATION_SWEEP_INTERVAL_MS} (60 s); 0 turns it off. */
   reservationSweepIntervalMs?: number;

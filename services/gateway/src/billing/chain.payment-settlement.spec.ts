@@ -32,7 +32,7 @@ function rpc(options: { receiptStatus?: '0x1' | '0x0'; refuseSend?: string; noRe
           return '0x2';
         case 'eth_sendRawTransaction': {
           if (options.refuseSend) throw new Error(options.refuseSend);
-          const raw = (params as Hex[])[0]!;
+          const raw = (params as Hex[])[0];
           sent.push(raw);
           return keccak256(raw);
         }
@@ -92,8 +92,8 @@ describe('ChainPaymentSettlement', () => {
     const request = await authorization();
     const result = await settlement.settle(request);
     expect(sent).toHaveLength(1);
-    expect(result.reference).toBe(keccak256(sent[0]!));
-    const tx = parseTransaction(sent[0]!);
+    expect(result.reference).toBe(keccak256(sent[0]));
+    const tx = parseTransaction(sent[0]);
     expect(tx.to?.toLowerCase()).toBe(USDC.toLowerCase());
     expect(tx.chainId).toBe(84532);
     const call = decodeFunctionData({ abi: EIP3009_TRANSFER_WITH_AUTHORIZATION_ABI, data: tx.data! });
@@ -120,7 +120,7 @@ describe('ChainPaymentSettlement: references, nonces and unconfirmed transfers',
     const recorded: Array<{ reference: string; sentBefore: number; sendCallsBefore: number }> = [];
     const result = await settlement.settle({ ...(await authorization()), onSubmitted: async (reference) => void recorded.push({ reference, sentBefore: sent.length, sendCallsBefore: calls.filter((c) => c === 'eth_sendRawTransaction').length }) });
     expect(recorded).toEqual([{ reference: result.reference, sentBefore: 0, sendCallsBefore: 0 }]);
-    expect(result.reference).toBe(keccak256(sent[0]!));
+    expect(result.reference).toBe(keccak256(sent[0]));
   });
 
   it('sends nothing when the reference cannot be stored', async () => {
@@ -148,7 +148,7 @@ describe('ChainPaymentSettlement: references, nonces and unconfirmed transfers',
     const err = await settlement.settle({ ...(await authorization()), onSubmitted: async (reference) => void (submitted = reference) }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(PaymentPendingError);
     expect(err).not.toBeInstanceOf(PaymentSettlementError);
-    expect((err as PaymentPendingError).reference).toBe(keccak256(sent[0]!));
+    expect((err as PaymentPendingError).reference).toBe(keccak256(sent[0]));
     expect(submitted).toBe((err as PaymentPendingError).reference);
   });
 });

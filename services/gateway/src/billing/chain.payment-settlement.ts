@@ -120,7 +120,7 @@ export class ChainPaymentSettlement implements PaymentSettlement {
       let signed: Hex;
       try {
         const prepared = await this.wallet.prepareTransactionRequest({ account: this.account, chain: this.chain, to: request.currency, data, nonceManager: this.account.nonceManager });
-        signed = await this.wallet.signTransaction(prepared as Parameters<typeof this.wallet.signTransaction>[0]);
+        signed = await this.wallet.signTransaction(prepared);
       } catch (err) {
         this.resetNonce();
         throw new PaymentSettlementError(`The transfer was refused by the chain: ${shortReason(err)}`);
@@ -165,7 +165,7 @@ function unanswered(err: unknown): boolean {
 /** First line of a viem error (its short message), without the request dump. */
 function shortReason(err: unknown): string {
   const e = err as { shortMessage?: string; message?: string };
-  return (e.shortMessage ?? e.message ?? String(err)).split('\n')[0]!.slice(0, 200);
+  return (e.shortMessage ?? e.message ?? String(err)).split('\n')[0].slice(0, 200);
 }
 
 /**

@@ -12,8 +12,8 @@ import type * as ServerMppx from 'mppx/dist/server/Mppx';
 // types pull in viem's chain types, which reach ox's TypeScript sources. Everything else imports mppx here.
 
 /** `mppx`: challenges, credentials, receipts and expiry helpers of the Payment scheme. */
-export const mppx: { Challenge: typeof Challenge; Credential: typeof Credential; Expires: typeof Expires; Receipt: typeof Receipt } = require('mppx');
+export const mppx = require('mppx') as { Challenge: typeof Challenge; Credential: typeof Credential; Expires: typeof Expires; Receipt: typeof Receipt };
 /** `mppx/server`: `Mppx.create` (challenges, credential validation and broadcast). */
-export const mppxServer: { Mppx: typeof ServerMppx } = require('mppx/server');
+export const mppxServer = require('mppx/server') as { Mppx: typeof ServerMppx };
 /** `mppx/evm/server`: the `evm/charge` method (EIP-3009 transfer authorizations). */
-export const mppxEvmServer: { charge: typeof EvmCharge.charge } = require('mppx/evm/server');
+export const mppxEvmServer = require('mppx/evm/server') as { charge: typeof EvmCharge.charge };

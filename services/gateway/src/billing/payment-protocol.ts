@@ -227,5 +227,5 @@ export class PaymentProtocol {
 function reasonOf(err: unknown): string {
   if (err instanceof PaymentSettlementError) return err.message;
   const e = err as { reason?: string; shortMessage?: string; message?: string };
-  return (e.reason ?? e.shortMessage ?? e.message ?? 'invalid credential').split('\n')[0]!.slice(0, 300);
+  return (e.reason ?? e.shortMessage ?? e.message ?? 'invalid credential').split('\n')[0].slice(0, 300);
 }

@@ -75,7 +75,7 @@ export class PaymentPendingError extends Error {
 export class UnconfiguredPaymentSettlement implements PaymentSettlement {
   readonly name = 'unconfigured';
 
-  async settle(): Promise<SettlementResult> {
-    throw new PaymentSettlementError('Payments cannot be settled on this server: it has no PAYMENT_RECIPIENT, PAYMENT_RPC_URL and PAYMENT_SETTLER_PRIVATE_KEY configured');
+  settle(): Promise<SettlementResult> {
+    return Promise.reject(new PaymentSettlementError('Payments cannot be settled on this server: it has no PAYMENT_RECIPIENT, PAYMENT_RPC_URL and PAYMENT_SETTLER_PRIVATE_KEY configured'));
   }
 }
