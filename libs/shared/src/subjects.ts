@@ -61,6 +61,8 @@ export const SUBJECTS = {
     release: 'billing.v1.release',
     claimPayment: 'billing.v1.claim-payment',
     completePayment: 'billing.v1.complete-payment',
+    /** Completes a settled credential's payment, records the call's usage and decides its refund, in one transaction. */
+    settlePaidCall: 'billing.v1.settle-paid-call',
     credit: 'billing.v1.credit',
   },
   /** Cluster mode without Qdrant only: the embedded vector index as its own single-replica service. */

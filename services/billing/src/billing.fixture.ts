@@ -1,4 +1,4 @@
-import type { BillingClaimPaymentMessage, BillingCreditMessage, BillingEnvironment, BillingRecordUsageMessage, BillingReleaseMessage, BillingReserveMessage, BillingUsageMessage } from '@agent-memory/shared';
+import type { BillingClaimPaymentMessage, BillingCreditMessage, BillingEnvironment, BillingRecordUsageMessage, BillingReleaseMessage, BillingReserveMessage, BillingSettlePaidCallMessage, BillingUsageMessage } from '@agent-memory/shared';
 import type { BillingRepository } from './persistence/billing.repository';
 import { ClaimPaymentUseCase } from './use-cases/claim-payment.use-case';
 import { CommitReservationUseCase } from './use-cases/commit-reservation.use-case';
@@ -10,6 +10,7 @@ import { GetUsageUseCase } from './use-cases/get-usage.use-case';
 import { RecordUsageUseCase } from './use-cases/record-usage.use-case';
 import { ReleaseReservationUseCase } from './use-cases/release-reservation.use-case';
 import { ReserveUseCase } from './use-cases/reserve.use-case';
+import { SettlePaidCallUseCase } from './use-cases/settle-paid-call.use-case';
 import { SweepReservationsUseCase } from './use-cases/sweep-reservations.use-case';
 
 /**
@@ -30,6 +31,7 @@ export function billingUseCases(repository: BillingRepository) {
     claimPayment: (m: BillingClaimPaymentMessage) => new ClaimPaymentUseCase(repository).execute(m),
     completePayment: (challengeId: string, outcome: 'settled' | 'failed' | 'submitted', reference: string | undefined) => new CompletePaymentUseCase(repository).execute({ challengeId, outcome, reference }),
     payment: (challengeId: string) => new GetPaymentUseCase(repository).execute({ challengeId }),
+    settlePaidCall: (m: BillingSettlePaidCallMessage) => new SettlePaidCallUseCase(repository).execute(m),
     credit: (m: BillingCreditMessage) => new CreditUseCase(repository).execute(m),
   };
 }

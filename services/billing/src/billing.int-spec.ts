@@ -53,7 +53,7 @@ describe('balances and reservations', () => {
     const refused = results.filter((r) => r.status === 'rejected');
     expect(ok).toHaveLength(30);
     expect(refused).toHaveLength(20);
-    for (const r of refused) expect((r as PromiseRejectedResult).reason).toMatchObject({ code: 'PAYMENT_REQUIRED' });
+    for (const r of refused) expect((r).reason).toMatchObject({ code: 'PAYMENT_REQUIRED' });
     expect((await billing.balance(a, 'live')).balanceMicroUsd).toBe(0);
 
     const entries = await Promise.all(ok.map((r) => billing.commit((r as PromiseFulfilledResult<{ chargeId: string }>).value.chargeId, undefined)));
@@ -220,9 +220,9 @@ describe('usage ledger', () => {
     const ops: PaidOperation[] = ['recall', 'remember', 'remember', 'forget', 'read_file', 'write_file', 'context'];
     const ids = ops.map(() => chg());
     for (const [i, operation] of ops.entries()) {
-      await billing.recordUsage({ chargeId: ids[i]!, requestId: 'same-request-id', agentId: a, environment: 'live', operation, recordId: record, paymentMethod: 'agent_key' });
+      await billing.recordUsage({ chargeId: ids[i], requestId: 'same-request-id', agentId: a, environment: 'live', operation, recordId: record, paymentMethod: 'agent_key' });
     }
-    await billing.recordUsage({ chargeId: ids[0]!, requestId: 'x', agentId: a, environment: 'live', operation: 'recall', recordId: record, paymentMethod: 'agent_key' });
+    await billing.recordUsage({ chargeId: ids[0], requestId: 'x', agentId: a, environment: 'live', operation: 'recall', recordId: record, paymentMethod: 'agent_key' });
     await billing.recordUsage({ chargeId: chg(), requestId: 'y', agentId: a, environment: 'test', operation: 'recall', recordId: record, paymentMethod: 'agent_key' });
 
     const live = await billing.usage({ agentId: a, environment: 'live', limit: 3, offset: 0 });
@@ -268,5 +268,35 @@ describe('migration', () => {
       await legacy.drop();
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('settling a call paid with a Payment credential', () => {
+  /** A claimed call payment of 0.05 USD and the settle message of its successful call. */
+  async function claimedCall(a: string, write: { replayed: boolean; commitId?: string }, recordUsage = true) {
+    const challengeId = `ch_${Math.random().toString(36).slice(2)}`;
+    await billing.claimPayment({ challengeId, purpose: 'call', agentId: a, operation: 'remember', recordId: record, amountMicroUsd: 50_000, payer: '0x000000000000000000000000000000000000dEaD', requestId: 'r' });
+    return { challengeId, reference: `0x${challengeId}`, chargeId: chg(), requestId: 'r', agentId: a, environment: 'live' as const, operation: 'remember' as const, recordId: record, idempotencyKey: 'k', recordUsage, ...write };
+  }
+
+  it('completes the payment, records the usage and refunds only what must not be kept, once however often and however concurrently it is sent', async () => {
+    const a = agent();
+    const commitId = `remember:${newId('memory')}`;
+    // A first write: settled, charged, not refunded; five repeats of the message change nothing.
+    const first = await claimedCall(a, { replayed: false, commitId });
+    const answers = await Promise.all(Array.from({ length: 5 }, () => billing.settlePaidCall(first)));
+    expect(answers.every((r) => r.payment.status === 'settled' && r.payment.reference === first.reference && !r.refunded && r.entry?.chargeId === first.chargeId)).toBe(true);
+    // Three replays of that write at once: each is refunded (its write was charged by the first).
+    const replays = await Promise.all([1, 2, 3].map(() => claimedCall(a, { replayed: true, commitId })));
+    const settled = await Promise.all(replays.map((m) => billing.settlePaidCall(m)));
+    expect(settled.map((r) => [r.refunded, r.entry?.chargeId])).toEqual(replays.map(() => [true, first.chargeId]));
+    // A replay without a commit id, and any replay without a ledger (billing mode off): refunded, nothing recorded.
+    expect((await billing.settlePaidCall(await claimedCall(a, { replayed: true }))).refunded).toBe(true);
+    expect(await billing.settlePaidCall(await claimedCall(a, { replayed: true, commitId: `remember:${newId('memory')}` }, false))).toMatchObject({ refunded: true, entry: undefined });
+    // A replay of a write no request charged keeps its payment.
+    expect((await billing.settlePaidCall(await claimedCall(a, { replayed: true, commitId: `remember:${newId('memory')}` }))).refunded).toBe(false);
+    expect((await billing.usage({ agentId: a, limit: 10, offset: 0 })).total).toBe(2);
+    expect((await billing.balance(a, 'live')).balanceMicroUsd).toBe(5 * 50_000);
+    await expect(billing.settlePaidCall({ ...first, challengeId: 'ch_unknown' })).rejects.toMatchObject({ code: 'INTERNAL_ERROR' });
   });
 });

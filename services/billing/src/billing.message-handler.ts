@@ -10,6 +10,7 @@ import {
   BillingRecordUsageMessage,
   BillingReleaseMessage,
   BillingReserveMessage,
+  BillingSettlePaidCallMessage,
   BillingUsageMessage,
 } from './billing.messages';
 import { ClaimPaymentUseCase } from './use-cases/claim-payment.use-case';
@@ -21,6 +22,7 @@ import { GetUsageUseCase } from './use-cases/get-usage.use-case';
 import { RecordUsageUseCase } from './use-cases/record-usage.use-case';
 import { ReleaseReservationUseCase } from './use-cases/release-reservation.use-case';
 import { ReserveUseCase } from './use-cases/reserve.use-case';
+import { SettlePaidCallUseCase } from './use-cases/settle-paid-call.use-case';
 
 /** Bus edge of the billing service (`billing.v1.*`): each message, validated by its class, goes to one use case. */
 @BusEdge()
@@ -34,6 +36,7 @@ export class BillingMessageHandler {
     private readonly releaseReservation: ReleaseReservationUseCase,
     private readonly claimPaymentUseCase: ClaimPaymentUseCase,
     private readonly completePaymentUseCase: CompletePaymentUseCase,
+    private readonly settlePaidCallUseCase: SettlePaidCallUseCase,
     private readonly creditUseCase: CreditUseCase,
   ) {}
 
@@ -75,6 +78,11 @@ export class BillingMessageHandler {
   @MessagePattern(SUBJECTS.billing.completePayment)
   completePayment(@Payload() m: BillingCompletePaymentMessage) {
     return this.completePaymentUseCase.execute(m);
+  }
+
+  @MessagePattern(SUBJECTS.billing.settlePaidCall)
+  settlePaidCall(@Payload() m: BillingSettlePaidCallMessage) {
+    return this.settlePaidCallUseCase.execute(m);
   }
 
   @MessagePattern(SUBJECTS.billing.credit)

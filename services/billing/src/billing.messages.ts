@@ -7,6 +7,7 @@ import {
   BillingRecordUsageMessageSchema,
   BillingReleaseMessageSchema,
   BillingReserveMessageSchema,
+  BillingSettlePaidCallMessageSchema,
   BillingUsageMessageSchema,
 } from '@agent-memory/shared';
 import { messageClass } from '@agent-memory/platform';
@@ -29,3 +30,5 @@ export class BillingClaimPaymentMessage extends messageClass(BillingClaimPayment
 export class BillingCompletePaymentMessage extends messageClass(BillingCompletePaymentMessageSchema) {}
 /** `billing.v1.credit`: `{ creditId, agentId, environment, amountMicroUsd, reason: refund | sandbox_top_up, reference? }`. */
 export class BillingCreditMessage extends messageClass(BillingCreditMessageSchema) {}
+/** `billing.v1.settle-paid-call`: `{ challengeId, reference, chargeId, requestId, agentId, environment, operation, recordId, idempotencyKey?, replayed, commitId?, recordUsage }`. */
+export class BillingSettlePaidCallMessage extends messageClass(BillingSettlePaidCallMessageSchema) {}

@@ -16,6 +16,7 @@ import { GetUsageUseCase } from './use-cases/get-usage.use-case';
 import { RecordUsageUseCase } from './use-cases/record-usage.use-case';
 import { ReleaseReservationUseCase } from './use-cases/release-reservation.use-case';
 import { ReserveUseCase } from './use-cases/reserve.use-case';
+import { SettlePaidCallUseCase } from './use-cases/settle-paid-call.use-case';
 import { SweepReservationsUseCase } from './use-cases/sweep-reservations.use-case';
 
 /** The billing use cases, one per message plus the sweep and the payment lookup. */
@@ -29,6 +30,7 @@ export const BILLING_USE_CASES = [
   SweepReservationsUseCase,
   ClaimPaymentUseCase,
   CompletePaymentUseCase,
+  SettlePaidCallUseCase,
   GetPaymentUseCase,
   CreditUseCase,
 ];

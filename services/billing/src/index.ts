@@ -14,4 +14,5 @@ export * from './use-cases/get-usage.use-case';
 export * from './use-cases/record-usage.use-case';
 export * from './use-cases/release-reservation.use-case';
 export * from './use-cases/reserve.use-case';
+export * from './use-cases/settle-paid-call.use-case';
 export * from './use-cases/sweep-reservations.use-case';

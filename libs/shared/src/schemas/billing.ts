@@ -269,6 +269,35 @@ export type PaymentRecord = z.infer<typeof PaymentRecordSchema>;
 export const CompletePaymentReplySchema = z.object({ payment: PaymentRecordSchema, balance: BalanceSchema.optional() });
 
 /**
+ * After a successful call paid with a settled Payment credential, in one billing transaction: completes the
+ * claimed payment as `settled` with its reference, writes the call's ledger entry (`recordUsage`: false when
+ * the billing mode is `off`), and credits the refund `refund:<challengeId>` to the live balance when the
+ * call must not keep the payment. The rule: a replay keeps its payment only when this very message's
+ * `chargeId` charged its `commitId` (the write no earlier request paid for); a replay without a commit id,
+ * or without a ledger entry, is refunded; a first write keeps its payment unless another request already
+ * charged its commit. Every step is keyed (challenge id, charge id, commit id, credit id), so a repeat
+ * changes nothing and answers the same.
+ */
+export const BillingSettlePaidCallMessageSchema = z.object({
+  challengeId: z.string().min(1).max(256),
+  reference: z.string().max(256),
+  chargeId: ChargeIdSchema,
+  requestId: RequestIdSchema,
+  agentId: AgentIdSchema,
+  environment: BillingEnvironmentSchema.default('live'),
+  operation: PaidOperationSchema,
+  recordId: RecordIdSchema,
+  idempotencyKey: z.string().optional(),
+  replayed: z.boolean(),
+  commitId: CommitIdSchema.optional(),
+  recordUsage: z.boolean(),
+});
+export type BillingSettlePaidCallMessage = z.output<typeof BillingSettlePaidCallMessageSchema>;
+/** The settled payment, the ledger entry that charges the call's write (possibly another request's), and whether the payment was refunded. */
+export const SettlePaidCallReplySchema = z.object({ payment: PaymentRecordSchema, entry: LedgerEntrySchema.optional(), refunded: z.boolean() });
+export type SettlePaidCallReply = z.infer<typeof SettlePaidCallReplySchema>;
+
+/**
  * Credits a balance: `refund` (a call paid by a settled Payment credential failed or was an idempotent
  * replay: the amount goes to the live balance) or `sandbox_top_up` (test environment only). `creditId` is
  * unique, so a repeated message credits once.

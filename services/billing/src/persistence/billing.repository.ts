@@ -5,11 +5,13 @@ import {
   type BillingRecordUsageMessage,
   type BillingReleaseMessage,
   type BillingReserveMessage,
+  type BillingSettlePaidCallMessage,
   type LedgerEntry,
   type PaidOperation,
   type PaymentRecord,
   type Reservation,
   SANDBOX_INITIAL_CREDIT_MICRO_USD,
+  type SettlePaidCallReply,
   type UsageSummary,
 } from '@agent-memory/shared';
 
@@ -88,6 +90,18 @@ export abstract class BillingRepository {
    * and, for a settled top-up, the live balance afterwards.
    */
   abstract completePayment(challengeId: string, outcome: 'settled' | 'failed' | 'submitted', reference: string | undefined): Promise<{ payment?: PaymentRecord; balanceMicroUsd?: number }>;
+
+  /**
+   * In one transaction: completes the payment `m.challengeId` as settled with `m.reference`, records the
+   * call's ledger entry of `amountMicroUsd` (when `m.recordUsage` and the call is not a replay without a
+   * commit id), and, when `refundOf(entry)` says so, credits `refund:<challengeId>` (the payment's amount)
+   * to the live balance, once. Undefined when the challenge id is unknown.
+   */
+  abstract settlePaidCall(
+    m: BillingSettlePaidCallMessage,
+    amountMicroUsd: number,
+    refundOf: (entry: LedgerEntry | undefined) => boolean,
+  ): Promise<SettlePaidCallReply | undefined>;
 
   /** One payment by challenge id, or undefined (operators reconcile `claimed` payments by their reference). */
   abstract payment(challengeId: string): Promise<PaymentRecord | undefined>;

@@ -6,10 +6,12 @@ import {
   type BillingRecordUsageMessage,
   type BillingReleaseMessage,
   type BillingReserveMessage,
+  type BillingSettlePaidCallMessage,
   type LedgerEntry,
   newId,
   type PaidOperation,
   type PaymentRecord,
+  type SettlePaidCallReply,
   type UsageSummary,
 } from '@agent-memory/shared';
 import { BILLING_OPTIONS, type BillingOptions } from '../billing.options';
@@ -144,7 +146,7 @@ export class PrismaBillingRepository extends BillingRepository {
     }
     if (rows.length === 0) return { insufficient: true, balanceMicroUsd: await this.readBalance(this.prisma, m.agentId, m.environment) };
     const reservation = await this.prisma.reservation.findUniqueOrThrow({ where: { chargeId: m.chargeId } });
-    return { reservation: held(reservation), balanceMicroUsd: Number(rows[0]!.balance) };
+    return { reservation: held(reservation), balanceMicroUsd: Number(rows[0].balance) };
   }
 
   /**
@@ -242,10 +244,10 @@ export class PrismaBillingRepository extends BillingRepository {
    * charged it is returned (its `chargeId` then differs from `m.chargeId`).
    */
   async recordUsage(m: BillingRecordUsageMessage, amountMicroUsd: number): Promise<LedgerEntry> {
-    return toLedgerEntry(await this.recordUsageRow(m, amountMicroUsd));
+    return toLedgerEntry(await this.recordUsageRow(this.prisma, m, amountMicroUsd));
   }
 
-  private async recordUsageRow(m: BillingRecordUsageMessage, amountMicroUsd: number): Promise<LedgerRow> {
+  private async recordUsageRow(db: Tx | PrismaClient, m: BillingRecordUsageMessage, amountMicroUsd: number): Promise<LedgerRow> {
     const data = {
       id: newId('ledgerEntry'),
       chargeId: m.chargeId,
@@ -259,9 +261,9 @@ export class PrismaBillingRepository extends BillingRepository {
       commitId: m.commitId ?? null,
       paymentMethod: m.paymentMethod,
     };
-    if (!m.commitId) return this.prisma.ledgerEntry.upsert({ where: { chargeId: m.chargeId }, update: {}, create: data });
-    await this.prisma.ledgerEntry.createMany({ data: [data], skipDuplicates: true });
-    return (await this.prisma.ledgerEntry.findUnique({ where: { chargeId: m.chargeId } })) ?? this.prisma.ledgerEntry.findUniqueOrThrow({ where: { commitId: m.commitId } });
+    if (!m.commitId) return db.ledgerEntry.upsert({ where: { chargeId: m.chargeId }, update: {}, create: data });
+    await db.ledgerEntry.createMany({ data: [data], skipDuplicates: true });
+    return (await db.ledgerEntry.findUnique({ where: { chargeId: m.chargeId } })) ?? db.ledgerEntry.findUniqueOrThrow({ where: { commitId: m.commitId } });
   }
 
   /** One page of ledger entries (newest first) and the totals over every entry the filter selects. */
@@ -345,6 +347,25 @@ export class PrismaBillingRepository extends BillingRepository {
   }
 
   /** One payment by challenge id, or undefined (operators reconcile `claimed` payments by their reference). */
+  async settlePaidCall(m: BillingSettlePaidCallMessage, amountMicroUsd: number, refundOf: (entry: LedgerEntry | undefined) => boolean): Promise<SettlePaidCallReply | undefined> {
+    return this.prisma.$transaction(async (tx) => {
+      await tx.payment.updateMany({ where: { challengeId: m.challengeId, status: 'claimed' }, data: { status: 'settled', reference: m.reference, updatedAt: new Date() } });
+      const payment = await tx.payment.findUnique({ where: { challengeId: m.challengeId } });
+      if (!payment) return undefined;
+      const charges = m.recordUsage && (!m.replayed || m.commitId !== undefined);
+      const entry = charges ? toLedgerEntry(await this.recordUsageRow(tx, { ...m, paymentMethod: 'payment' }, amountMicroUsd)) : undefined;
+      const refunded = refundOf(entry);
+      if (refunded) {
+        const credited = await tx.credit.createMany({
+          data: [{ creditId: `refund:${m.challengeId}`, agentId: payment.agentId, environment: 'live', reason: 'refund', amountMicroUsd: payment.amountMicroUsd, reference: m.reference }],
+          skipDuplicates: true,
+        });
+        if (credited.count === 1) await this.addToBalance(tx, payment.agentId, 'live', Number(payment.amountMicroUsd));
+      }
+      return { payment: toPaymentRecord(payment), entry, refunded };
+    }, TX);
+  }
+
   async payment(challengeId: string): Promise<PaymentRecord | undefined> {
     const row = await this.prisma.payment.findUnique({ where: { challengeId } });
     return row ? toPaymentRecord(row) : undefined;

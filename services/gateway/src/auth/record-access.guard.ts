@@ -1,6 +1,7 @@
 import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
 import { DomainError, ForbiddenError, NotFoundError, type Principal, RecordIdSchema, RecordSchema, SUBJECTS } from '@agent-memory/shared';
 import { BusClient } from '@agent-memory/platform';
+import { recordOwnerProven } from '../billing/payment-state';
 import { type GatewayRequest, principalOf } from './request-context';
 
 /** The one refusal a test key gets for any record that is not its own agent's (live, another agent's, unknown or malformed alike). */
@@ -26,6 +27,8 @@ export class RecordAccessGuard implements CanActivate {
     const principal = principalOf(req);
     const recordId = RecordIdSchema.safeParse((req.params as Record<string, string>).recordId);
     if (!recordId.success) throw notOwn(principal);
+    // A call paid with a Payment credential: PaymentAuthGuard already proved the payer owns this record.
+    if (recordOwnerProven(req, recordId.data)) return true;
     try {
       await this.bus.request(SUBJECTS.records.resolveAccess, { agentId: principal.agentId, recordId: recordId.data }, RecordSchema);
     } catch (err) {

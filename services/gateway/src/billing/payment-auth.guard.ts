@@ -73,7 +73,7 @@ export class PaymentAuthGuard implements CanActivate {
     if (!paying) {
       throw new PaymentRequiredError(`Payment required: ${target.description}. Pay the challenge with "Authorization: Payment <credential>", or call with "Authorization: Bearer <agent key>" and a prepaid balance`, await this.payments.challenge(target));
     }
-    const verified = await this.payments.verify(header!, target);
+    const verified = await this.payments.verify(header, target);
     const owner = await this.bus.request(SUBJECTS.records.resolveOwner, { recordId: recordId.data }, RecordsResolveOwnerReplySchema);
     const agent = await this.bus.request(SUBJECTS.agents.getWallet, { agentId: owner.agentId }, AgentsGetWalletReplySchema);
     // Paying is not owning: only the record's agent wallet may pay for a call on it (same answer as for another agent's record).
@@ -81,7 +81,7 @@ export class PaymentAuthGuard implements CanActivate {
     // Payment credentials move real funds; test agents pay from their sandbox balance only.
     if (agent.keyEnvironment === 'test') throw new ForbiddenError('A test agent pays from its sandbox balance: use its _test_ key; Payment credentials move real funds');
     setPrincipal(req, { agentId: agent.agentId, keyEnvironment: 'live', mode: agent.mode });
-    setPaymentState(req, { reply, target, verified });
+    setPaymentState(req, { reply, target, verified, ownerProvenFor: recordId.data });
     return true;
   }
 

@@ -10,6 +10,11 @@ export interface PaymentState {
   reply: FastifyReply;
   target: PaymentTarget;
   verified?: VerifiedPayment;
+  /**
+   * The record whose owner agent the guard proved to be the payer (records.resolveOwner, then that agent's
+   * wallet against the credential's signer): the record access check needs no second lookup for it.
+   */
+  ownerProvenFor?: string;
 }
 
 const states = new WeakMap<object, PaymentState>();
@@ -22,4 +27,13 @@ export function setPaymentState(req: object, state: PaymentState): void {
 /** The request's payment state, or undefined on routes without {@link PaymentAuthGuard}. */
 export function paymentStateOf(req: object): PaymentState | undefined {
   return states.get(req);
+}
+
+/**
+ * Whether {@link PaymentAuthGuard} already proved that the request's principal owns `recordId` (a call paid
+ * with a verified Payment credential signed by the record's owner agent's wallet); RecordAccessGuard then
+ * skips its own `records.resolve-access` round trip.
+ */
+export function recordOwnerProven(req: object, recordId: string): boolean {
+  return states.get(req)?.ownerProvenFor === recordId;
 }

@@ -43,6 +43,7 @@ const bus = {
       [SUBJECTS.billing.claimPayment]: () => billing.claimPayment(payload),
       [SUBJECTS.billing.completePayment]: () => billing.completePayment(m.challengeId as never, (m as never as { outcome: 'settled' }).outcome, (m as never as { reference?: string }).reference),
       [SUBJECTS.billing.credit]: () => billing.credit(payload),
+      [SUBJECTS.billing.settlePaidCall]: () => billing.settlePaidCall(payload),
     };
     const handler = handlers[subject];
     if (!handler) throw new Error(`unexpected subject ${subject}`);
@@ -69,14 +70,14 @@ describe.each(['enforce', 'ledger'] as const)('billing mode %s', (mode) => {
     const commitId = `remember:${newId('memory')}`;
     // the first request: the service committed the write, but the gateway saw a bus timeout (500, nothing charged)
     await expect(
-      usage.paid(request(agentId), 'remember', recordId, () => Promise.reject(new DomainError('INTERNAL_ERROR', 'The service did not answer in time')), outcome, 'k-1'),
+      usage.paid(request(agentId), { operation: 'remember', recordId, call: () => Promise.reject(new DomainError('INTERNAL_ERROR', 'The service did not answer in time')), outcome, idempotencyKey: 'k-1' }),
     ).rejects.toMatchObject({ code: 'INTERNAL_ERROR' });
     expect((await billing.usage({ agentId, limit: 10, offset: 0 })).total).toBe(0);
 
     // the client retries with the same key, three times, two of them at once: each is a replay of that commit
     const replay = (): Promise<Reply> => Promise.resolve({ result: { id: 'mem_1' }, replayed: true, commitId });
-    await usage.paid(request(agentId), 'remember', recordId, replay, outcome, 'k-1');
-    await Promise.all([1, 2].map(() => usage.paid(request(agentId), 'remember', recordId, replay, outcome, 'k-1')));
+    await usage.paid(request(agentId), { operation: 'remember', recordId, call: replay, outcome, idempotencyKey: 'k-1' });
+    await Promise.all([1, 2].map(() => usage.paid(request(agentId), { operation: 'remember', recordId, call: replay, outcome, idempotencyKey: 'k-1' })));
 
     const ledger = await billing.usage({ agentId, limit: 10, offset: 0 });
     expect(ledger.total).toBe(1);
@@ -89,11 +90,11 @@ describe.each(['enforce', 'ledger'] as const)('billing mode %s', (mode) => {
     const recordId = newId('record');
     const usage = recorder(mode);
     const commitId = `remember:${newId('memory')}`;
-    await usage.paid(request(agentId), 'remember', recordId, () => Promise.resolve({ result: { id: 'mem_1' }, replayed: false, commitId }), outcome, 'k-2');
-    for (let i = 0; i < 3; i++) await usage.paid(request(agentId), 'remember', recordId, () => Promise.resolve({ result: { id: 'mem_1' }, replayed: true, commitId }), outcome, 'k-2');
+    await usage.paid(request(agentId), { operation: 'remember', recordId, call: () => Promise.resolve({ result: { id: 'mem_1' }, replayed: false, commitId }), outcome, idempotencyKey: 'k-2' });
+    for (let i = 0; i < 3; i++) await usage.paid(request(agentId), { operation: 'remember', recordId, call: () => Promise.resolve({ result: { id: 'mem_1' }, replayed: true, commitId }), outcome, idempotencyKey: 'k-2' });
     expect((await billing.usage({ agentId, limit: 10, offset: 0 })).total).toBe(1);
     // the same key claimed again after the memory was forgotten (a new write, a new commit id): charged
-    await usage.paid(request(agentId), 'remember', recordId, () => Promise.resolve({ result: { id: 'mem_2' }, replayed: false, commitId: `remember:${newId('memory')}` }), outcome, 'k-2');
+    await usage.paid(request(agentId), { operation: 'remember', recordId, call: () => Promise.resolve({ result: { id: 'mem_2' }, replayed: false, commitId: `remember:${newId('memory')}` }), outcome, idempotencyKey: 'k-2' });
     expect((await billing.usage({ agentId, limit: 10, offset: 0 })).total).toBe(2);
     if (mode === 'enforce') expect((await billing.balance(agentId, 'test')).balanceMicroUsd).toBe(1_000_000 - 100_000);
   });
@@ -101,7 +102,7 @@ describe.each(['enforce', 'ledger'] as const)('billing mode %s', (mode) => {
   it('a replay without a commit id (a write made before commit ids) is not charged', async () => {
     const agentId = newId('agent');
     const usage = recorder(mode);
-    await usage.paid(request(agentId), 'remember', newId('record'), () => Promise.resolve({ result: { id: 'mem_1' }, replayed: true }), outcome, 'k-3');
+    await usage.paid(request(agentId), { operation: 'remember', recordId: newId('record'), call: () => Promise.resolve({ result: { id: 'mem_1' }, replayed: true }), outcome, idempotencyKey: 'k-3' });
     expect((await billing.usage({ agentId, limit: 10, offset: 0 })).total).toBe(0);
     if (mode === 'enforce') expect((await billing.balance(agentId, 'test')).balanceMicroUsd).toBe(1_000_000);
   });
@@ -127,11 +128,11 @@ describe('paid with a Payment credential (ledger mode)', () => {
     const usage = new UsageRecorder(bus as never, payments, { billingMode: 'ledger' } as GatewayOptions);
     const commitId = `files:${newId('memory')}`;
     // the first request failed at the gateway (500) after its write committed: its payment was refunded
-    await expect(usage.paid(paidRequest(agentId), 'write_file', recordId, () => Promise.reject(new DomainError('INTERNAL_ERROR', 'timeout')), outcome, 'k-p')).rejects.toBeDefined();
+    await expect(usage.paid(paidRequest(agentId), { operation: 'write_file', recordId, call: () => Promise.reject(new DomainError('INTERNAL_ERROR', 'timeout')), outcome, idempotencyKey: 'k-p' })).rejects.toBeDefined();
     expect((await billing.balance(agentId, 'live')).balanceMicroUsd).toBe(50_000);
     const replay = (): Promise<Reply> => Promise.resolve({ result: { id: 'f' }, replayed: true, commitId });
-    await usage.paid(paidRequest(agentId), 'write_file', recordId, replay, outcome, 'k-p'); // charged: no refund
-    await usage.paid(paidRequest(agentId), 'write_file', recordId, replay, outcome, 'k-p'); // already charged: refunded
+    await usage.paid(paidRequest(agentId), { operation: 'write_file', recordId, call: replay, outcome, idempotencyKey: 'k-p' }); // charged: no refund
+    await usage.paid(paidRequest(agentId), { operation: 'write_file', recordId, call: replay, outcome, idempotencyKey: 'k-p' }); // already charged: refunded
     const ledger = await billing.usage({ agentId, limit: 10, offset: 0 });
     expect(ledger.total).toBe(1);
     expect(ledger.entries[0]).toMatchObject({ operation: 'write_file', paymentMethod: 'payment', idempotencyKey: 'k-p' });
@@ -142,7 +143,7 @@ describe('paid with a Payment credential (ledger mode)', () => {
     const agentId = newId('agent');
     const usage = new UsageRecorder(bus as never, payments, { billingMode: 'off' } as GatewayOptions);
     const commitId = `files:${newId('memory')}`;
-    await usage.paid(paidRequest(agentId), 'write_file', newId('record'), () => Promise.resolve({ result: { id: 'f' }, replayed: true, commitId }), outcome, 'k-off');
+    await usage.paid(paidRequest(agentId), { operation: 'write_file', recordId: newId('record'), call: () => Promise.resolve({ result: { id: 'f' }, replayed: true, commitId }), outcome, idempotencyKey: 'k-off' });
     expect((await billing.balance(agentId, 'live')).balanceMicroUsd).toBe(50_000);
   });
 
@@ -150,14 +151,14 @@ describe('paid with a Payment credential (ledger mode)', () => {
     const agentId = newId('agent');
     const failingBus = {
       request: (subject: string, payload: never, schema: { parse(v: unknown): unknown }) =>
-        subject === SUBJECTS.billing.recordUsage ? Promise.reject(new DomainError('VALIDATION_ERROR', 'ledger refused')) : bus.request(subject, payload, schema),
+        subject === SUBJECTS.billing.settlePaidCall ? Promise.reject(new DomainError('VALIDATION_ERROR', 'ledger refused')) : bus.request(subject, payload, schema),
     };
     const usage = new UsageRecorder(failingBus as never, payments, { billingMode: 'ledger' } as GatewayOptions);
     (usage as unknown as { logger: { error(): void } }).logger = { error: () => undefined };
     const commitId = `files:${newId('memory')}`;
-    await usage.paid(paidRequest(agentId), 'write_file', newId('record'), () => Promise.resolve({ result: { id: 'f' }, replayed: true, commitId }), outcome, 'k-fail');
+    await usage.paid(paidRequest(agentId), { operation: 'write_file', recordId: newId('record'), call: () => Promise.resolve({ result: { id: 'f' }, replayed: true, commitId }), outcome, idempotencyKey: 'k-fail' });
     expect((await billing.balance(agentId, 'live')).balanceMicroUsd).toBe(50_000);
-    await usage.paid(paidRequest(agentId), 'write_file', newId('record'), () => Promise.resolve({ result: { id: 'g' }, replayed: false, commitId: `files:${newId('memory')}` }), outcome, 'k-new');
+    await usage.paid(paidRequest(agentId), { operation: 'write_file', recordId: newId('record'), call: () => Promise.resolve({ result: { id: 'g' }, replayed: false, commitId: `files:${newId('memory')}` }), outcome, idempotencyKey: 'k-new' });
     expect((await billing.balance(agentId, 'live')).balanceMicroUsd).toBe(50_000);
   });
 });

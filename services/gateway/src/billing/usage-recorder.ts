@@ -11,6 +11,7 @@ import {
   randomBase62,
   BalanceSchema,
   ReservationSchema,
+  SettlePaidCallReplySchema,
   SUBJECTS,
 } from '@agent-memory/shared';
 import { BusClient } from '@agent-memory/platform';
@@ -68,10 +69,11 @@ export interface TopUpResult {
  * id, so a replay is charged only when no request of that write was (its original answered 500 although it
  * committed), and otherwise refunded like a replay without one:
  *
- * - `Authorization: Payment`: claim the challenge id (a replay is refused), settle, run the call, write the
- *   ledger entry; if the call then fails or is an idempotent replay, the paid amount is credited to the
- *   agent's live balance instead (the money has moved; it is not charged); a replay whose write was never
- *   charged keeps the payment. A top-up claims and settles the same way ({@link settleCredential}), then
+ * - `Authorization: Payment`: claim the challenge id (a replay is refused), settle, run the call, then one
+ *   billing transaction (`billing.v1.settle-paid-call`) completes the payment, writes the ledger entry and,
+ *   for an idempotent replay of a write already charged, credits the paid amount to the agent's live
+ *   balance (the money has moved; it is not charged twice); a replay whose write was never charged keeps
+ *   the payment. A call that fails: the payment is completed and its amount credited back. A top-up claims and settles the same way ({@link settleCredential}), then
  *   credits the live balance.
  * - Bearer key in `enforce` mode: reserve the price from the balance (atomic conditional debit; 402 with a
  *   challenge when it does not cover it), run the call, then commit the reservation into the ledger entry,
@@ -100,18 +102,7 @@ export class UsageRecorder {
    * without a commit id is not charged; one with a commit id is charged only if that write never was.
    * Throws what the call throws, or PaymentRequiredError when payment is missing.
    */
-  async paid<T>(req: GatewayRequest, paid: PaidCallOptions<T>): Promise<T>;
-  /** The positional form, kept while the controllers move to {@link PaidCallOptions}. */
-  async paid<T>(req: GatewayRequest, operation: PaidOperation, recordId: string, call: () => Promise<T>, outcome?: (result: T) => WriteOutcome, idempotencyKey?: string): Promise<T>;
-  async paid<T>(
-    req: GatewayRequest,
-    paidOrOperation: PaidCallOptions<T> | PaidOperation,
-    recordId?: string,
-    call?: () => Promise<T>,
-    outcome?: (result: T) => WriteOutcome,
-    idempotencyKey?: string,
-  ): Promise<T> {
-    const paid = typeof paidOrOperation === 'string' ? { operation: paidOrOperation, recordId: recordId!, call: call!, outcome, idempotencyKey } : paidOrOperation;
+  async paid<T>(req: GatewayRequest, paid: PaidCallOptions<T>): Promise<T> {
     const p: WithOutcome<T> = { ...paid, outcome: paid.outcome ?? (() => NOT_A_REPLAY) };
     const payment = paymentStateOf(req);
     if (payment?.verified) return this.paidByCredential(req, payment, p);
@@ -203,25 +194,46 @@ export class UsageRecorder {
     const principal = principalOf(req);
     const verified = payment.verified!;
     const settled = await this.settleCredential(req, payment, { purpose: 'call', agentId: principal.agentId, operation: p.operation, recordId: p.recordId });
-    await this.completePayment(verified.challengeId, 'settled', settled.reference);
     let result: T;
     try {
       result = await p.call();
     } catch (err) {
+      await this.completePayment(verified.challengeId, 'settled', settled.reference);
       await this.refund(req, verified.challengeId, principal.agentId, verified.amountMicroUsd, settled.reference);
       throw err;
     }
     const { replayed, commitId } = p.outcome(result);
     const chargeId = newChargeId();
-    // Without a ledger (`off`) nothing can tell whether a replayed write was charged: replays are refunded.
-    const charged = this.options.billingMode !== 'off' && (!replayed || commitId) ? await this.recordUsage(req, chargeId, p, commitId, 'payment') : undefined;
-    // A replay keeps its payment only when the ledger shows this very request charged the commit (the write
-    // no earlier request paid for); without a commit id, without a ledger (`off`) or when the usage could
-    // not be recorded, nothing shows that, so it is refunded. A first write keeps its payment unless another
-    // request already charged its commit.
-    const refund = replayed ? !commitId || !charged || charged.chargeId !== chargeId : charged !== undefined && charged.chargeId !== chargeId;
-    if (refund) {
-      await this.refund(req, verified.challengeId, principal.agentId, verified.amountMicroUsd, settled.reference);
+    try {
+      // One billing transaction completes the payment, writes the ledger entry (none with BILLING_MODE=off:
+      // then nothing shows a replayed write was uncharged, so replays are refunded) and credits the refund
+      // when the call must not keep the payment (the rule is the billing service's, beside its ledger).
+      await requestWithRetry(
+        this.bus,
+        SUBJECTS.billing.settlePaidCall,
+        {
+          challengeId: verified.challengeId,
+          reference: settled.reference,
+          chargeId,
+          requestId: String(req.id),
+          agentId: principal.agentId,
+          environment: principal.keyEnvironment,
+          operation: p.operation,
+          recordId: p.recordId,
+          idempotencyKey: p.idempotencyKey,
+          replayed,
+          commitId,
+          recordUsage: this.options.billingMode !== 'off',
+        },
+        SettlePaidCallReplySchema,
+      );
+    } catch (err) {
+      // The call succeeded and must not be reported as failed. Nothing was recorded: the payment is completed
+      // on its own, and a replay, which nothing now shows to have charged its write, is refunded; a first
+      // write keeps its payment. The gap in the ledger is logged for reconciliation.
+      this.logger.error({ err, requestId: req.id, challengeId: verified.challengeId, operation: p.operation }, 'Usage could not be recorded');
+      await this.completePayment(verified.challengeId, 'settled', settled.reference);
+      if (replayed) await this.refund(req, verified.challengeId, principal.agentId, verified.amountMicroUsd, settled.reference);
     }
     return result;
   }
