@@ -36,6 +36,7 @@ export const PRINCIPAL_BOUND_SUBJECTS: Readonly<Record<string, 'required' | 'opt
   [SUBJECTS.billing.reserve]: 'required',
   [SUBJECTS.billing.recordUsage]: 'required',
   [SUBJECTS.billing.claimPayment]: 'required',
+  [SUBJECTS.billing.settlePaidCall]: 'required',
   [SUBJECTS.billing.credit]: 'required',
 };
 
