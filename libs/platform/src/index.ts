@@ -12,6 +12,7 @@ export * from './database/database.port';
 export * from './database/migrate';
 export * from './database/pglite.database';
 export * from './database/pg.database';
+export * from './database/prisma-client';
 export * from './database/reclaim-scheduler';
 export * from './database/sql-executor';
 export * from './blob-store/blob-store.port';

@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { runInTransaction } from '@agent-memory/platform';
 import type { Agent } from '@agent-memory/shared';
 import type { Agent as AgentRow, AgentClaim as ClaimRow, Prisma } from './generated/client';
 import { type AgentKeyRecord, AgentsRepository, type ClaimRecord, type NewAgent, type NewAgentKey, type WalletChallengeRecord } from './agents.repository';
@@ -12,8 +13,7 @@ export class PrismaAgentsRepository extends AgentsRepository {
   }
 
   transaction<T>(work: (tx: AgentsRepository) => Promise<T>): Promise<T> {
-    if (!('$transaction' in this.db)) return work(this); // already inside one
-    return this.db.$transaction((tx) => work(new PrismaAgentsRepository(tx)));
+    return runInTransaction(this.db, this, (tx) => new PrismaAgentsRepository(tx), work);
   }
 
   async lockAgent(agentId: string): Promise<boolean> {

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { type Database } from '@agent-memory/platform';
+import { type Database, openServicePrisma } from '@agent-memory/platform';
 import { Prisma, PrismaClient } from './generated/client';
 
 export { PrismaClient as AgentsPrismaClient };
@@ -9,9 +9,8 @@ export const AGENTS_MIGRATIONS_DIR = join(__dirname, '..', '..', 'prisma', 'migr
 export const AGENTS_PRISMA = Symbol('AgentsPrisma');
 
 /** Applies the agents migrations, then opens a Prisma Client on the service's schema. */
-export async function openAgentsPrisma(db: Database): Promise<PrismaClient> {
-  await db.migrate(AGENTS_SCHEMA, AGENTS_MIGRATIONS_DIR);
-  return new PrismaClient({ adapter: db.prismaAdapter(AGENTS_SCHEMA) });
+export function openAgentsPrisma(db: Database): Promise<PrismaClient> {
+  return openServicePrisma(db, PrismaClient, AGENTS_SCHEMA, AGENTS_MIGRATIONS_DIR);
 }
 
 /** True for a unique-constraint violation (Prisma `P2002`): a concurrent writer took the key first. */

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { type Database } from '@agent-memory/platform';
+import { type Database, openServicePrisma } from '@agent-memory/platform';
 import { PrismaClient } from './generated/client';
 
 export { PrismaClient as FilesPrismaClient };
@@ -9,7 +9,6 @@ export const FILES_MIGRATIONS_DIR = join(__dirname, '..', '..', 'prisma', 'migra
 export const FILES_PRISMA = Symbol('FilesPrisma');
 
 /** Applies the files migrations, then opens a Prisma Client on the service's schema. */
-export async function openFilesPrisma(db: Database): Promise<PrismaClient> {
-  await db.migrate(FILES_SCHEMA, FILES_MIGRATIONS_DIR);
-  return new PrismaClient({ adapter: db.prismaAdapter(FILES_SCHEMA) });
+export function openFilesPrisma(db: Database): Promise<PrismaClient> {
+  return openServicePrisma(db, PrismaClient, FILES_SCHEMA, FILES_MIGRATIONS_DIR);
 }

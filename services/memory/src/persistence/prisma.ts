@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { type Database } from '@agent-memory/platform';
+import { type Database, openServicePrisma } from '@agent-memory/platform';
 import { PrismaClient } from './generated/client';
 
 export { PrismaClient as MemoryPrismaClient };
@@ -8,7 +8,6 @@ export const MEMORY_MIGRATIONS_DIR = join(__dirname, '..', '..', 'prisma', 'migr
 export const MEMORY_PRISMA = Symbol('MemoryPrisma');
 
 /** Applies the memory migrations, then opens a Prisma Client on the service's schema. */
-export async function openMemoryPrisma(db: Database): Promise<PrismaClient> {
-  await db.migrate(MEMORY_SCHEMA, MEMORY_MIGRATIONS_DIR);
-  return new PrismaClient({ adapter: db.prismaAdapter(MEMORY_SCHEMA) });
+export function openMemoryPrisma(db: Database): Promise<PrismaClient> {
+  return openServicePrisma(db, PrismaClient, MEMORY_SCHEMA, MEMORY_MIGRATIONS_DIR);
 }

@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { runInTransaction } from '@agent-memory/platform';
 import type { RecordDto } from '@agent-memory/shared';
 import type { Prisma, Record as RecordRow } from './generated/client';
 import { RECORDS_PRISMA, type RecordsPrismaClient } from './prisma';
@@ -12,8 +13,7 @@ export class PrismaRecordsRepository extends RecordsRepository {
   }
 
   transaction<T>(work: (tx: RecordsRepository) => Promise<T>): Promise<T> {
-    if (!('$transaction' in this.db)) return work(this); // already inside one
-    return this.db.$transaction((tx) => work(new PrismaRecordsRepository(tx)));
+    return runInTransaction(this.db, this, (tx) => new PrismaRecordsRepository(tx), work);
   }
 
   async lockHierarchy(agentId: string): Promise<void> {

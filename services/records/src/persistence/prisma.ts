@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { type Database } from '@agent-memory/platform';
+import { type Database, openServicePrisma } from '@agent-memory/platform';
 import { PrismaClient } from './generated/client';
 
 export { PrismaClient as RecordsPrismaClient };
@@ -10,7 +10,6 @@ export const RECORDS_MIGRATIONS_DIR = join(__dirname, '..', '..', 'prisma', 'mig
 export const RECORDS_PRISMA = Symbol('RecordsPrisma');
 
 /** Applies the records migrations, then opens a Prisma Client on the service's schema. */
-export async function openRecordsPrisma(db: Database): Promise<PrismaClient> {
-  await db.migrate(RECORDS_SCHEMA, RECORDS_MIGRATIONS_DIR);
-  return new PrismaClient({ adapter: db.prismaAdapter(RECORDS_SCHEMA) });
+export function openRecordsPrisma(db: Database): Promise<PrismaClient> {
+  return openServicePrisma(db, PrismaClient, RECORDS_SCHEMA, RECORDS_MIGRATIONS_DIR);
 }
