@@ -13,7 +13,7 @@
  */
 import 'reflect-metadata';
 import { cpus } from 'node:os';
-import { ClusterServer } from '@agent-memory/testing';
+import { ClusterServer } from '@agent-memory/test-support';
 import { ApiClient, type BenchAgent } from './lib/client';
 import { startServer } from './lib/server';
 import { runPool, summarise } from './lib/stats';

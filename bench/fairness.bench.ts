@@ -16,7 +16,8 @@
  * Prints bystander recall p50/p95/p99/max idle and under load, and the writers' outcomes per status.
  * MEMORY_WORK_* variables are passed to the service (to compare admission settings).
  */
-import { ApiClient, startStandaloneServer } from '@agent-memory/testing';
+import { ApiClient } from '@agent-memory/testing';
+import { startStandaloneServer } from '@agent-memory/test-support';
 import { seededRandom, summarise } from './lib/stats';
 import { printTable } from './lib/table';
 

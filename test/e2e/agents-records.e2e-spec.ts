@@ -1,5 +1,6 @@
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { ApiClient, type E2eServer, startE2eServer, walletProof } from '@agent-memory/testing';
+import { ApiClient } from '@agent-memory/testing';
+import { type E2eServer, startE2eServer, walletProof } from '@agent-memory/test-support';
 
 let server: E2eServer;
 let api: ApiClient;

@@ -1,5 +1,6 @@
 import { BalanceSchema, CompletePaymentReplySchema, PaymentRecordSchema, SUBJECTS } from '@agent-memory/shared';
-import { ApiClient, type E2eServer, parsePaymentChallenge, startE2eServer } from '@agent-memory/testing';
+import { ApiClient } from '@agent-memory/testing';
+import { type E2eServer, parsePaymentChallenge, startE2eServer } from '@agent-memory/test-support';
 
 // Prepaid balances in BILLING_MODE=enforce, in either run mode (E2E_MODE=cluster runs it over NATS and
 // PostgreSQL: test/e2e/cluster/billing-balance.cluster.e2e-spec.ts). Payment credentials need a settlement,

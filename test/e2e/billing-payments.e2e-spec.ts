@@ -3,7 +3,8 @@ import { GetPaymentUseCase, SweepReservationsUseCase } from '@agent-memory/billi
 import { type GatewayOptions, PaymentEnvSchema, paymentOptionsFromEnv, PaymentProtocol, requestDigest } from '@agent-memory/gateway';
 import { BusClient } from '@agent-memory/platform';
 import { DomainError, SUBJECTS } from '@agent-memory/shared';
-import { ApiClient, LocalPaymentSettlement, parsePaymentChallenge, PaymentTestClient, startStandaloneServer, type TestServer } from '@agent-memory/testing';
+import { ApiClient } from '@agent-memory/testing';
+import { LocalPaymentSettlement, parsePaymentChallenge, PaymentTestClient, startStandaloneServer, type TestServer } from '@agent-memory/test-support';
 
 // Payments and billing end to end (docs/billing.md), standalone, BILLING_MODE=enforce, with a local
 // settlement in place of the chain. Credentials are real: mppx's client signs EIP-3009 authorizations

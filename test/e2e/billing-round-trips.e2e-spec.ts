@@ -1,7 +1,8 @@
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { BUS_TRANSPORT_CLIENT, BusClient } from '@agent-memory/platform';
 import { CompletePaymentReplySchema, PaymentRecordSchema, SUBJECTS } from '@agent-memory/shared';
-import { ApiClient, LocalPaymentSettlement, OperatorBusClient, PaymentTestClient, startStandaloneServer, type TestServer } from '@agent-memory/testing';
+import { ApiClient, OperatorBusClient } from '@agent-memory/testing';
+import { LocalPaymentSettlement, PaymentTestClient, startStandaloneServer, type TestServer } from '@agent-memory/test-support';
 
 // Bus round trips of one paid recall (docs/architecture.md, "Request path of a paid recall"), counted by a
 // spy on the gateway's BusClient in a standalone server with BILLING_MODE=enforce and a local settlement:

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { checkDataDirectory } from '@agent-memory/standalone';
 import { Metrics } from '@agent-memory/platform';
-import { ApiClient, eventually, startStandaloneServer, type TestServer } from '@agent-memory/testing';
+import { ApiClient } from '@agent-memory/testing';
+import { eventually, startStandaloneServer, type TestServer } from '@agent-memory/test-support';
 
 /**
  * The standalone data directory (docs/deployment.md, "The data directory"): private modes, no copy of

@@ -1,4 +1,5 @@
-import { ApiClient, eventually, startStandaloneServer, type TestServer } from '@agent-memory/testing';
+import { ApiClient } from '@agent-memory/testing';
+import { eventually, startStandaloneServer, type TestServer } from '@agent-memory/test-support';
 import type { FairScheduler } from '@agent-memory/platform';
 import { MEMORY_PRISMA, type MemoryPrismaClient } from '../../services/memory/src/persistence/prisma';
 import { MEMORY_WORK_SCHEDULER } from '../../services/memory/src/use-cases/admission';

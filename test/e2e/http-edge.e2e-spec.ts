@@ -1,5 +1,6 @@
 import { connect } from 'node:net';
-import { ApiClient, startStandaloneServer, type TestServer } from '@agent-memory/testing';
+import { ApiClient } from '@agent-memory/testing';
+import { startStandaloneServer, type TestServer } from '@agent-memory/test-support';
 
 /**
  * The HTTP edge below the routes (docs/api.md "Errors at the HTTP edge"; docs/authentication.md): what

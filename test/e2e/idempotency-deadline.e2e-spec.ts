@@ -1,5 +1,6 @@
 import { BLOB_STORE, type BlobStore, canonicalJson, sha256Hex } from '@agent-memory/platform';
-import { ApiClient, eventually, startStandaloneServer, type TestServer } from '@agent-memory/testing';
+import { ApiClient } from '@agent-memory/testing';
+import { eventually, startStandaloneServer, type TestServer } from '@agent-memory/test-support';
 import { MEMORY_PRISMA, type MemoryPrismaClient } from '../../services/memory/src/persistence/prisma';
 
 /**

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { signatureMessage } from '@agent-memory/gateway';
-import { ApiClient, createAgentWithWallet, type E2eServer, startE2eServer } from '@agent-memory/testing';
+import { ApiClient } from '@agent-memory/testing';
+import { createAgentWithWallet, type E2eServer, startE2eServer } from '@agent-memory/test-support';
 
 let server: E2eServer;
 let api: ApiClient;

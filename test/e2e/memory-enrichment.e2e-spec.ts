@@ -1,7 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { JOB_QUEUE, type JobQueue } from '@agent-memory/platform';
-import { ApiClient, startStandaloneServer, type TestServer } from '@agent-memory/testing';
+import { ApiClient } from '@agent-memory/testing';
+import { startStandaloneServer, type TestServer } from '@agent-memory/test-support';
 
 /**
  * Enrichment end to end (docs/architecture.md, "Background work"): the standalone server started with `ENRICHMENT_LLM_URL` and

@@ -1,7 +1,8 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { SUBJECTS, UsageSummarySchema } from '@agent-memory/shared';
-import { ApiClient, type E2eServer, eventually, startE2eServer } from '@agent-memory/testing';
+import { ApiClient } from '@agent-memory/testing';
+import { type E2eServer, eventually, startE2eServer } from '@agent-memory/test-support';
 
 let server: E2eServer;
 let api: ApiClient;

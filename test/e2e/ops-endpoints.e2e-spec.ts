@@ -1,6 +1,7 @@
 import { createServer } from 'node:net';
 import { DATABASE, type Database } from '@agent-memory/platform';
-import { ApiClient, startStandaloneServer, type TestServer } from '@agent-memory/testing';
+import { ApiClient } from '@agent-memory/testing';
+import { startStandaloneServer, type TestServer } from '@agent-memory/test-support';
 
 /**
  * The ops endpoints of standalone mode (docs/configuration.md, `OPS_PORT`): `/healthz` and `/readyz` on

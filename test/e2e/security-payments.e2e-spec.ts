@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { generatePrivateKey } from 'viem/accounts';
 import { type GatewayOptions, PaymentEnvSchema, paymentOptionsFromEnv, PaymentProtocol } from '@agent-memory/gateway';
 import { BUS_TRANSPORT_CLIENT, FilesystemBlobStore } from '@agent-memory/platform';
-import { ApiClient, type E2eServer, e2eMode, LocalPaymentSettlement, OperatorBusClient, PaymentTestClient, startE2eServer, startStandaloneServer, TestChainRpcServer } from '@agent-memory/testing';
+import { ApiClient, OperatorBusClient } from '@agent-memory/testing';
+import { type E2eServer, e2eMode, LocalPaymentSettlement, PaymentTestClient, startE2eServer, startStandaloneServer, TestChainRpcServer } from '@agent-memory/test-support';
 import { account, type Agent, expectAllRefused, F403, fingerprint, N404, type Refusal, reportHostileCount, settledFingerprint, tryHostile, U401, type Watched } from './security/hostile';
 
 /**

@@ -1,5 +1,6 @@
 import { SUBJECTS, UsageSummarySchema } from '@agent-memory/shared';
-import { ApiClient, type E2eServer, eventually, startE2eServer } from '@agent-memory/testing';
+import { ApiClient } from '@agent-memory/testing';
+import { type E2eServer, eventually, startE2eServer } from '@agent-memory/test-support';
 
 /**
  * Per-agent storage quotas (docs/api.md, "Storage quotas") with tiny limits: exceeding a quota answers

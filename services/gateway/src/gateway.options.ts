@@ -6,7 +6,7 @@ export type BillingMode = 'off' | 'ledger' | 'enforce';
 
 /** Options of the gateway, parsed from the environment by the launcher. */
 export interface GatewayOptions {
-  /** Spec rate limits on (default) or off (benchmarks only). */
+  /** The rate limits of docs/api.md on (default) or off (benchmarks only). */
   rateLimitsEnabled: boolean;
   /** Requests per minute per client address for calls without an agent (create agent). */
   anonymousPerMinute: number;

@@ -3,7 +3,8 @@ import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync 
 import { dirname, join } from 'node:path';
 import { runClusterDataCheck } from '@agent-memory/cluster';
 import { Client } from 'pg';
-import { ApiClient, ClusterServer, eventually } from '@agent-memory/testing';
+import { ApiClient } from '@agent-memory/testing';
+import { ClusterServer, eventually } from '@agent-memory/test-support';
 
 /**
  * Forget in cluster mode leaves no copy in what the service controls (docs/deployment.md, "Forgotten

@@ -6,7 +6,8 @@
  * stored and charged once (stored == charged).
  */
 import { Client } from 'pg';
-import { ApiClient, ClusterServer, eventually } from '@agent-memory/testing';
+import { ApiClient } from '@agent-memory/testing';
+import { ClusterServer, eventually } from '@agent-memory/test-support';
 
 let cluster: ClusterServer;
 let api: ApiClient;

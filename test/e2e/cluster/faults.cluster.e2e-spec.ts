@@ -1,12 +1,13 @@
 /**
  * Fault tests of cluster mode, each on the real processes and servers of a test cluster
- * (libs/testing/src/cluster-server.ts). Each asserts that no acknowledged write is lost and that no store
+ * (test/support/cluster-server.ts). Each asserts that no acknowledged write is lost and that no store
  * is left half-deleted. Rate limits are off here so that bursts and retries are not refused; the Redis
  * restart under rate-limited traffic is in replicas.cluster.e2e-spec.ts (rate limits on, two gateways).
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { ApiClient, ClusterServer, eventually } from '@agent-memory/testing';
+import { ApiClient } from '@agent-memory/testing';
+import { ClusterServer, eventually } from '@agent-memory/test-support';
 
 let cluster: ClusterServer;
 let api: ApiClient;

@@ -3,7 +3,8 @@
  * both memory replicas, the per-agent rate limit holds across both gateways (Redis), and a Redis restart
  * during rate-limited traffic never turns into 5xx.
  */
-import { ApiClient, ClusterServer, eventually } from '@agent-memory/testing';
+import { ApiClient } from '@agent-memory/testing';
+import { ClusterServer, eventually } from '@agent-memory/test-support';
 
 let cluster: ClusterServer;
 let gateways: ApiClient[];

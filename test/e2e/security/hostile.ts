@@ -13,7 +13,8 @@ import {
   UsageSummarySchema,
 } from '@agent-memory/shared';
 import { signatureMessage, type SignatureRealm } from '@agent-memory/gateway';
-import type { ApiClient, ApiResponse, E2eServer } from '@agent-memory/testing';
+import type { ApiClient, ApiResponse } from '@agent-memory/testing';
+import type { E2eServer } from '@agent-memory/test-support';
 
 /**
  * Harness of the security suite (test/e2e/security*.e2e-spec.ts): a counter of hostile cases, one

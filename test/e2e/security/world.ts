@@ -1,4 +1,5 @@
-import { ApiClient, createPasskeyDevice, type E2eServer, startE2eServer, walletProof } from '@agent-memory/testing';
+import { ApiClient, createPasskeyDevice } from '@agent-memory/testing';
+import { type E2eServer, startE2eServer, walletProof } from '@agent-memory/test-support';
 import {
   account,
   type Agent,

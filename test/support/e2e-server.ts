@@ -3,7 +3,7 @@ import type { SignatureRealm } from '@agent-memory/gateway';
 import { BUS_TRANSPORT_CLIENT, type BusClient, FilesystemBlobStore } from '@agent-memory/platform';
 import { ClusterServer, type ClusterServerOptions } from './cluster-server';
 import { startStandaloneServer, type TestServer } from './standalone-server';
-import { OperatorBusClient } from './operator-bus';
+import { OperatorBusClient } from '@agent-memory/testing';
 
 /** Run mode of an end-to-end suite: `E2E_MODE=cluster` runs the same cases against cluster mode. */
 export type E2eMode = 'standalone' | 'cluster';

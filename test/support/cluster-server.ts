@@ -6,12 +6,10 @@ import { join, resolve } from 'node:path';
 import type { ClientProxy } from '@nestjs/microservices';
 import type { SignatureRealm } from '@agent-memory/gateway';
 import { BusClient, BusSigner, NatsBusClient, S3BlobStore } from '@agent-memory/platform';
-import { type BusCredentials, createTestDatabase, freePort, generateBusCredentials, startNatsServer, startRedisServer, type TestDatabase, type TestInfraServer } from './infra';
-import { OperatorBusClient } from './operator-bus';
-import { type S3TestServer, startS3TestServer } from './s3-test-server';
+import { type BusCredentials, createTestDatabase, freePort, generateBusCredentials, startNatsServer, startRedisServer, type TestDatabase, type TestInfraServer, OperatorBusClient, type S3TestServer, startS3TestServer } from '@agent-memory/testing';
 import { TEST_SIGNATURE_DOMAIN } from './wallets';
 
-const REPO_ROOT = resolve(__dirname, '..', '..', '..');
+const REPO_ROOT = resolve(__dirname, '..', '..');
 const MAIN = join(REPO_ROOT, 'apps', 'cluster', 'src', 'main.ts');
 
 /** The long-running processes of cluster mode, in start order (vector-index first: memory opens it at start). */

@@ -1,6 +1,6 @@
 import type { LocalAccount } from 'viem/accounts';
 import { signatureMessage, type SignatureRealm } from '@agent-memory/gateway';
-import type { ApiClient } from './api-client';
+import type { ApiClient } from '@agent-memory/testing';
 
 /** `SIGNATURE_DOMAIN` of the test cluster unless a suite sets its own (docs/authentication.md). */
 export const TEST_SIGNATURE_DOMAIN = 'memory.test';
