@@ -35,5 +35,5 @@ export function runInTransaction<Tx extends object, R, T>(
   work: (repository: R) => Promise<T>,
 ): Promise<T> {
   if (!('$transaction' in db)) return work(current);
-  return (db as PrismaTransactionRunner<Tx>).$transaction((tx) => work(bind(tx)));
+  return db.$transaction((tx) => work(bind(tx)));
 }
