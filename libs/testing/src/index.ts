@@ -6,3 +6,4 @@ export * from './passkey-device';
 export * from './json-stub-server';
 export * from './hooked-blob-store';
 export * from './redos';
+export * from './domain-code';

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
-import { DomainError, newId } from '@agent-memory/shared';
-import type { HookedBlobStore } from '@agent-memory/testing';
+import { newId } from '@agent-memory/shared';
+import { domainCode, type HookedBlobStore } from '@agent-memory/testing';
 import { type FilesReplica, startFilesReplicas } from './files-replicas.fixture';
 
 /**
@@ -23,15 +23,6 @@ describe('files writes into a deleted record, two replicas over PostgreSQL', () 
     blobs.hook = null;
   });
 
-  async function domainCode(promise: Promise<unknown>): Promise<string> {
-    try {
-      await promise;
-      return 'none';
-    } catch (err) {
-      if (err instanceof DomainError) return err.code;
-      throw err;
-    }
-  }
   /** Replica 1 handles records.v1.record-deleted for `recordId`. */
   const deleteRecord = (recordId: string) =>
     replicas[1].files.purgeRecord.execute({ eventId: newId('record'), agentId, recordIds: [recordId], deletedAt: new Date().toISOString() });

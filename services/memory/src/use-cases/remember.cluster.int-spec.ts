@@ -1,32 +1,12 @@
 import 'reflect-metadata';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { FilesystemBlobStore, InProcessJobQueue, PgDatabase } from '@agent-memory/platform';
-import { DomainError, newId, type RememberBody } from '@agent-memory/shared';
-import { createTestDatabase, HookedBlobStore, type TestDatabase } from '@agent-memory/testing';
-import { PrototypeMemoryTypeClassifier } from '../classification/prototype.memory-type-classifier';
-import { UseLiteEmbedder } from '../embedding/use-lite.embedder';
-import type { MemoryRepository } from '../persistence/memory.repository';
-import { PrismaMemoryRepository } from '../persistence/prisma-memory.repository';
-import { type MemoryPrismaClient, openMemoryPrisma } from '../persistence/prisma';
+import { newId, type RememberBody } from '@agent-memory/shared';
+import { domainCode, type HookedBlobStore } from '@agent-memory/testing';
 import { embedDocument } from '../recall/document-embedding';
-import { ExtractiveSummariser } from '../summary/extractive.summariser';
-import { EmbeddedVectorIndex } from '../vector-index/embedded.vector-index';
-import { EnrichMemoryUseCase } from './enrich-memory.use-case';
-import { PurgeRecordUseCase } from './purge-record.use-case';
-import { PurgeStoresUseCase } from './purge-stores.use-case';
-import { RememberUseCase } from './remember.use-case';
-
-/** One memory-service replica: its own PostgreSQL pool and Prisma Client, sharing the index and blob store. */
-interface Replica {
-  db: PgDatabase;
-  prisma: MemoryPrismaClient;
-  repository: MemoryRepository;
-  remember: RememberUseCase;
-  purge: PurgeStoresUseCase;
-  purgeRecord: PurgeRecordUseCase;
-}
+import type { UseLiteEmbedder } from '../embedding/use-lite.embedder';
+import type { MemoryRepository } from '../persistence/memory.repository';
+import type { EmbeddedVectorIndex } from '../vector-index/embedded.vector-index';
+import { type MemoryReplica, startMemoryReplicas } from './memory-replicas.fixture';
+import type { RememberUseCase } from './remember.use-case';
 
 /**
  * Remember across two replicas of the memory service on the machine's PostgreSQL (a fresh database), with
@@ -34,43 +14,16 @@ interface Replica {
  * (standing in for S3): the path lock, forget and record-deletion races, and idempotency takeover.
  */
 describe('remember with two replicas over PostgreSQL', () => {
-  let testDb: TestDatabase;
-  let dataDir: string;
   let embedder: UseLiteEmbedder;
   let index: EmbeddedVectorIndex;
   let blobs: HookedBlobStore;
-  let replicas: Replica[];
+  let replicas: MemoryReplica[];
+  let close: () => Promise<void>;
 
   beforeAll(async () => {
-    testDb = await createTestDatabase();
-    dataDir = mkdtempSync(join(tmpdir(), 'agent-memory-remember-cluster-'));
-    embedder = new UseLiteEmbedder();
-    index = new EmbeddedVectorIndex({ directory: join(dataDir, 'vectors') });
-    await index.open({ embedderId: embedder.id, dimension: embedder.dimension });
-    blobs = new HookedBlobStore(new FilesystemBlobStore(join(dataDir, 'blobs')));
-    replicas = [];
-    for (let i = 0; i < 2; i++) {
-      const db = new PgDatabase({ connectionString: testDb.url, poolSize: 5 });
-      const prisma = await openMemoryPrisma(db);
-      const repository = new PrismaMemoryRepository(prisma);
-      const jobs = new InProcessJobQueue();
-      const enrichment = new EnrichMemoryUseCase(repository, null, embedder, index, blobs, jobs);
-      const remember = new RememberUseCase(repository, embedder, new PrototypeMemoryTypeClassifier(embedder), new ExtractiveSummariser(), index, blobs, enrichment);
-      const purge = new PurgeStoresUseCase(repository, index, blobs, jobs);
-      replicas.push({ db, prisma, repository, remember, purge, purgeRecord: new PurgeRecordUseCase(repository, purge) });
-    }
+    ({ replicas, embedder, index, blobs, close } = await startMemoryReplicas(2));
   }, 120_000);
-
-  afterAll(async () => {
-    for (const r of replicas ?? []) {
-      await r.prisma.$disconnect();
-      await r.db.close();
-    }
-    await index?.close();
-    await embedder?.close?.();
-    await testDb?.drop();
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
-  });
+  afterAll(() => close?.());
 
   afterEach(() => {
     blobs.hook = null;
@@ -81,15 +34,6 @@ describe('remember with two replicas over PostgreSQL', () => {
   /** Cosine similarity of the stored vector of `id` to the embedding of `content` (absent vector: undefined). */
   async function vectorScore(recordId: string, id: string, content: string): Promise<number | undefined> {
     return (await index.scoreDense(await embedDocument(embedder, content, { scope: recordId }), recordId, [id])).get(id);
-  }
-  async function domainCode(promise: Promise<unknown>): Promise<string> {
-    try {
-      await promise;
-      return 'none';
-    } catch (err) {
-      if (err instanceof DomainError) return err.code;
-      throw err;
-    }
   }
 
   it('two replicas remembering the same new path at once end with one memory whose id, blob and vector agree, named by both answers', async () => {

@@ -1,18 +1,11 @@
 import 'reflect-metadata';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { FilesystemBlobStore, InProcessJobQueue, PgDatabase, runWithBusHeaders } from '@agent-memory/platform';
+import { runWithBusHeaders } from '@agent-memory/platform';
 import { DomainError, newId, RateLimitedError, type RememberBody } from '@agent-memory/shared';
-import { createTestDatabase, HookedBlobStore, type TestDatabase } from '@agent-memory/testing';
-import { PrototypeMemoryTypeClassifier } from '../classification/prototype.memory-type-classifier';
-import { UseLiteEmbedder } from '../embedding/use-lite.embedder';
-import { PrismaMemoryRepository } from '../persistence/prisma-memory.repository';
-import { type MemoryPrismaClient, openMemoryPrisma } from '../persistence/prisma';
-import { ExtractiveSummariser } from '../summary/extractive.summariser';
-import { EmbeddedVectorIndex } from '../vector-index/embedded.vector-index';
-import { EnrichMemoryUseCase } from './enrich-memory.use-case';
-import { RememberUseCase } from './remember.use-case';
+import type { HookedBlobStore } from '@agent-memory/testing';
+import type { MemoryPrismaClient } from '../persistence/prisma';
+import type { EmbeddedVectorIndex } from '../vector-index/embedded.vector-index';
+import { startMemoryReplicas } from './memory-replicas.fixture';
+import type { RememberUseCase } from './remember.use-case';
 
 /**
  * Remember under a bus request's deadline (docs/api.md "After a 500 or a timeout"), on the machine's
@@ -22,37 +15,18 @@ import { RememberUseCase } from './remember.use-case';
  * RATE_LIMITED with the seconds until its claim can be taken over, after which the retry stores it once.
  */
 describe('remember and the request deadline', () => {
-  let testDb: TestDatabase;
-  let dataDir: string;
-  let db: PgDatabase;
   let prisma: MemoryPrismaClient;
-  let embedder: UseLiteEmbedder;
   let index: EmbeddedVectorIndex;
   let blobs: HookedBlobStore;
   let remember: RememberUseCase;
+  let close: () => Promise<void>;
 
   beforeAll(async () => {
-    testDb = await createTestDatabase();
-    dataDir = mkdtempSync(join(tmpdir(), 'agent-memory-remember-deadline-'));
-    embedder = new UseLiteEmbedder();
-    index = new EmbeddedVectorIndex({ directory: join(dataDir, 'vectors') });
-    await index.open({ embedderId: embedder.id, dimension: embedder.dimension });
-    blobs = new HookedBlobStore(new FilesystemBlobStore(join(dataDir, 'blobs')));
-    db = new PgDatabase({ connectionString: testDb.url, poolSize: 5 });
-    prisma = await openMemoryPrisma(db);
-    const repository = new PrismaMemoryRepository(prisma);
-    const enrichment = new EnrichMemoryUseCase(repository, null, embedder, index, blobs, new InProcessJobQueue());
-    remember = new RememberUseCase(repository, embedder, new PrototypeMemoryTypeClassifier(embedder), new ExtractiveSummariser(), index, blobs, enrichment);
+    const started = await startMemoryReplicas(1);
+    ({ index, blobs, close } = started);
+    ({ prisma, remember } = started.replicas[0]);
   }, 120_000);
-
-  afterAll(async () => {
-    await prisma?.$disconnect();
-    await db?.close();
-    await index?.close();
-    await embedder?.close?.();
-    await testDb?.drop();
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
-  });
+  afterAll(() => close?.());
 
   afterEach(() => {
     blobs.hook = null;

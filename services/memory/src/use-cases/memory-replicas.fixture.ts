@@ -1,0 +1,76 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { FilesystemBlobStore, InProcessJobQueue, PgDatabase } from '@agent-memory/platform';
+import { createTestDatabase, HookedBlobStore } from '@agent-memory/testing';
+import { PrototypeMemoryTypeClassifier } from '../classification/prototype.memory-type-classifier';
+import { UseLiteEmbedder } from '../embedding/use-lite.embedder';
+import { PrismaMemoryRepository } from '../persistence/prisma-memory.repository';
+import { type MemoryPrismaClient, openMemoryPrisma } from '../persistence/prisma';
+import { ExtractiveSummariser } from '../summary/extractive.summariser';
+import { EmbeddedVectorIndex } from '../vector-index/embedded.vector-index';
+import { EnrichMemoryUseCase } from './enrich-memory.use-case';
+import { PurgeRecordUseCase } from './purge-record.use-case';
+import { PurgeStoresUseCase } from './purge-stores.use-case';
+import { RememberUseCase } from './remember.use-case';
+
+/** One memory-service replica of a race test: its own PostgreSQL pool and Prisma Client, sharing the index and blob store. */
+export interface MemoryReplica {
+  db: PgDatabase;
+  prisma: MemoryPrismaClient;
+  repository: PrismaMemoryRepository;
+  remember: RememberUseCase;
+  purge: PurgeStoresUseCase;
+  purgeRecord: PurgeRecordUseCase;
+}
+
+/** What {@link startMemoryReplicas} gives a test: the replicas, the shared stores, and `close` to release them all. */
+export interface MemoryReplicas {
+  replicas: MemoryReplica[];
+  embedder: UseLiteEmbedder;
+  index: EmbeddedVectorIndex;
+  blobs: HookedBlobStore;
+  close(): Promise<void>;
+}
+
+/**
+ * Test fixture: `count` replicas of the memory service's remember and purge use cases on a fresh database
+ * of the machine's PostgreSQL, with the real embedder, one embedded vector index (standing in for the
+ * shared Qdrant) and one filesystem blob store a test can stall ({@link HookedBlobStore}; standing in for
+ * S3), all in a new temporary directory. `close` disconnects, drops the database and deletes the directory.
+ */
+export async function startMemoryReplicas(count: number): Promise<MemoryReplicas> {
+  const testDb = await createTestDatabase();
+  const dataDir = mkdtempSync(join(tmpdir(), 'agent-memory-replicas-'));
+  const embedder = new UseLiteEmbedder();
+  const index = new EmbeddedVectorIndex({ directory: join(dataDir, 'vectors') });
+  await index.open({ embedderId: embedder.id, dimension: embedder.dimension });
+  const blobs = new HookedBlobStore(new FilesystemBlobStore(join(dataDir, 'blobs')));
+  const replicas: MemoryReplica[] = [];
+  for (let i = 0; i < count; i++) {
+    const db = new PgDatabase({ connectionString: testDb.url, poolSize: 5 });
+    const prisma = await openMemoryPrisma(db);
+    const repository = new PrismaMemoryRepository(prisma);
+    const jobs = new InProcessJobQueue();
+    const enrichment = new EnrichMemoryUseCase(repository, null, embedder, index, blobs, jobs);
+    const remember = new RememberUseCase(repository, embedder, new PrototypeMemoryTypeClassifier(embedder), new ExtractiveSummariser(), index, blobs, enrichment);
+    const purge = new PurgeStoresUseCase(repository, index, blobs, jobs);
+    replicas.push({ db, prisma, repository, remember, purge, purgeRecord: new PurgeRecordUseCase(repository, purge) });
+  }
+  return {
+    replicas,
+    embedder,
+    index,
+    blobs,
+    async close() {
+      for (const r of replicas) {
+        await r.prisma.$disconnect();
+        await r.db.close();
+      }
+      await index.close();
+      await embedder.close?.();
+      await testDb.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
