@@ -32,6 +32,7 @@ export * from './idempotency/idempotency';
 export * from './idempotency/idempotency-cleanup';
 export * from './idempotency/prisma-idempotency.store';
 export * from './records/record-lock';
+export * from './records/agent-usage';
 export * from './records/record-purges';
 export * from './records/usage-check';
 export * from './keyed-mutex';

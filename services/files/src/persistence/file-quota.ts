@@ -1,5 +1,5 @@
 import { ForbiddenError } from '@agent-memory/shared';
-import { advisoryXactLock } from '@agent-memory/platform';
+import { advisoryXactLock, AgentUsageCounters } from '@agent-memory/platform';
 import type { Prisma } from './generated/client';
 
 /** Per-agent storage quota of files and raw blobs together (docs/api.md, "Storage quotas"; docs/configuration.md). */
@@ -21,6 +21,9 @@ export interface FileUsage {
   files: number;
   bytes: number;
 }
+
+/** The files service's usage counters (`files.agent_usage`: `file_count`, `file_bytes`). */
+const counters = new AgentUsageCounters('"files"."agent_usage"', 'file_count', 'file_bytes');
 
 /** Which table a path lives in: text files (`files.files`) or raw blobs (`files.raw_blobs`). */
 export type StoredKind = 'file' | 'raw';
@@ -48,17 +51,9 @@ export async function chargeFileWrite(
           SELECT agent_id AS "agentId", size_bytes AS "sizeBytes" FROM "files"."raw_blobs" WHERE record_id = ${w.recordId} AND path = ${w.path} FOR UPDATE`;
   const agentId = existing?.agentId ?? w.agentId;
   const delta: FileUsage = existing ? { files: 0, bytes: w.sizeBytes - existing.sizeBytes } : { files: 1, bytes: w.sizeBytes };
-  await tx.$executeRaw`INSERT INTO "files"."agent_usage" (agent_id) VALUES (${agentId}) ON CONFLICT (agent_id) DO NOTHING`;
-  const updated = await tx.$executeRaw`
-    UPDATE "files"."agent_usage"
-    SET file_count = file_count + ${delta.files}::bigint, file_bytes = file_bytes + ${delta.bytes}::bigint
-    WHERE agent_id = ${agentId}
-      AND (${delta.files}::bigint <= 0 OR file_count + ${delta.files}::bigint <= ${quota.maxFiles}::bigint)
-      AND (${delta.bytes}::bigint <= 0 OR file_bytes + ${delta.bytes}::bigint <= ${quota.maxBytes}::bigint)`;
-  if (updated === 1) return;
-  const [row] = await tx.$queryRaw<{ files: bigint; bytes: bigint }[]>`
-    SELECT file_count AS files, file_bytes AS bytes FROM "files"."agent_usage" WHERE agent_id = ${agentId}`;
-  const usage = { files: Number(row?.files ?? 0), bytes: Number(row?.bytes ?? 0) };
+  if (await counters.tryCharge(tx, agentId, { count: delta.files, bytes: delta.bytes }, { maxCount: quota.maxFiles, maxBytes: quota.maxBytes })) return;
+  const { count, bytes } = await counters.read(tx, agentId);
+  const usage: FileUsage = { files: count, bytes };
   if (delta.files > 0 && usage.files + delta.files > quota.maxFiles) {
     throw new ForbiddenError(`File quota exceeded: this agent stores ${usage.files} files and raw blobs, the limit is ${quota.maxFiles} per agent.`);
   }
@@ -78,11 +73,6 @@ export async function deleteRecordFilesAndReleaseUsage(tx: Prisma.TransactionCli
          r AS (DELETE FROM "files"."raw_blobs" WHERE record_id = ${recordId} RETURNING agent_id, size_bytes),
          gone AS (SELECT agent_id, size_bytes FROM f UNION ALL SELECT agent_id, size_bytes FROM r)
     SELECT agent_id AS "agentId", count(*) AS files, coalesce(sum(size_bytes), 0) AS bytes FROM gone GROUP BY agent_id ORDER BY agent_id`;
-  for (const r of released) {
-    await tx.$executeRaw`
-      UPDATE "files"."agent_usage"
-      SET file_count = greatest(file_count - ${r.files}::bigint, 0), file_bytes = greatest(file_bytes - ${r.bytes}::bigint, 0)
-      WHERE agent_id = ${r.agentId}`;
-  }
+  await counters.release(tx, released.map((r) => ({ agentId: r.agentId, count: Number(r.files), bytes: Number(r.bytes) })));
   return released.reduce((n, r) => n + Number(r.files), 0);
 }

@@ -1,4 +1,5 @@
 import { ForbiddenError } from '@agent-memory/shared';
+import { AgentUsageCounters, type RawSqlTransaction } from '@agent-memory/platform';
 import type { Prisma } from './generated/client';
 
 /** Per-agent storage quota of memories (docs/api.md, "Storage quotas"; docs/configuration.md). */
@@ -21,42 +22,31 @@ export interface MemoryUsage {
   bytes: number;
 }
 
+/** The memory service's usage counters (`memory.agent_usage`: `memory_count`, `memory_bytes`). */
+const counters = new AgentUsageCounters('"memory"."agent_usage"', 'memory_count', 'memory_bytes');
+
 /**
  * Adds (`memories`, `bytes`) to the agent's usage inside the caller's transaction, only if the result
- * stays within `quota` (an increase never passes the limit; a decrease always passes, even above a
- * limit lowered since). One conditional UPDATE: it locks the agent's usage row until the transaction
- * ends, so two concurrent writes of one agent, in any replica, see each other's charge and together
- * never overshoot. The row is created at first use.
+ * stays within `quota` ({@link AgentUsageCounters.tryCharge}: one conditional UPDATE that locks the
+ * agent's usage row, so concurrent writes of one agent, in any replica, never overshoot together; a
+ * decrease always passes).
  * @throws ForbiddenError (403) naming the quota, the usage and the limit; the caller's transaction then
  *   rolls back, so nothing of the write is kept.
  */
 export async function chargeMemoryUsage(tx: Prisma.TransactionClient, agentId: string, delta: MemoryUsage, quota: MemoryQuota): Promise<void> {
-  await tx.$executeRaw`INSERT INTO "memory"."agent_usage" (agent_id) VALUES (${agentId}) ON CONFLICT (agent_id) DO NOTHING`;
-  const updated = await tx.$executeRaw`
-    UPDATE "memory"."agent_usage"
-    SET memory_count = memory_count + ${delta.memories}::bigint, memory_bytes = memory_bytes + ${delta.bytes}::bigint
-    WHERE agent_id = ${agentId}
-      AND (${delta.memories}::bigint <= 0 OR memory_count + ${delta.memories}::bigint <= ${quota.maxMemories}::bigint)
-      AND (${delta.bytes}::bigint <= 0 OR memory_bytes + ${delta.bytes}::bigint <= ${quota.maxBytes}::bigint)`;
-  if (updated === 1) return;
+  if (await counters.tryCharge(tx, agentId, { count: delta.memories, bytes: delta.bytes }, { maxCount: quota.maxMemories, maxBytes: quota.maxBytes })) return;
   throw quotaExceeded(await readMemoryUsage(tx, agentId), delta, quota);
 }
 
 /** Subtracts what a forget or a record deletion removed, per agent, in agent id order (no deadlocks between purges). */
-export async function releaseMemoryUsage(tx: Prisma.TransactionClient, released: readonly ({ agentId: string } & MemoryUsage)[]): Promise<void> {
-  for (const r of [...released].sort((a, b) => (a.agentId < b.agentId ? -1 : a.agentId > b.agentId ? 1 : 0))) {
-    await tx.$executeRaw`
-      UPDATE "memory"."agent_usage"
-      SET memory_count = greatest(memory_count - ${r.memories}::bigint, 0), memory_bytes = greatest(memory_bytes - ${r.bytes}::bigint, 0)
-      WHERE agent_id = ${r.agentId}`;
-  }
+export function releaseMemoryUsage(tx: Prisma.TransactionClient, released: readonly ({ agentId: string } & MemoryUsage)[]): Promise<void> {
+  return counters.release(tx, released.map((r) => ({ agentId: r.agentId, count: r.memories, bytes: r.bytes })));
 }
 
 /** The agent's usage now (zero when it has none). */
-export async function readMemoryUsage(db: Pick<Prisma.TransactionClient, '$queryRaw'>, agentId: string): Promise<MemoryUsage> {
-  const [row] = await db.$queryRaw<{ memories: bigint; bytes: bigint }[]>`
-    SELECT memory_count AS memories, memory_bytes AS bytes FROM "memory"."agent_usage" WHERE agent_id = ${agentId}`;
-  return { memories: Number(row?.memories ?? 0), bytes: Number(row?.bytes ?? 0) };
+export async function readMemoryUsage(db: RawSqlTransaction, agentId: string): Promise<MemoryUsage> {
+  const { count, bytes } = await counters.read(db, agentId);
+  return { memories: count, bytes };
 }
 
 /**
