@@ -44,7 +44,7 @@ describe('helm chart: network policy', () => {
   });
 
   it.each(SERVICES)('%s: egress only to DNS, NATS and the stores it uses (the gateway also to HTTPS for payment settlement)', (svc) => {
-    const expected = [DNS, ...USES[svc]!.map((d) => ({ ports: PORTS[d], to: undefined }))];
+    const expected = [DNS, ...USES[svc].map((d) => ({ ports: PORTS[d], to: undefined }))];
     if (svc === 'gateway') expected.push({ ports: ['443/TCP'], to: undefined });
     expect(egressOf(find(objects, 'NetworkPolicy', `${fullname}-${svc}`))).toEqual(expected);
   });
@@ -53,7 +53,7 @@ describe('helm chart: network policy', () => {
     const prod = render(RELEASE, [PRODUCTION_VALUES]);
     for (const svc of SERVICES) {
       const policy = find(prod, 'NetworkPolicy', `${fullname}-${svc}`);
-      const ops = policy.spec.ingress.find((rule: { ports: Array<{ port: string }> }) => rule.ports[0]!.port === 'ops');
+      const ops = policy.spec.ingress.find((rule: { ports: Array<{ port: string }> }) => rule.ports[0].port === 'ops');
       expect(ops.from).toEqual([{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } }]);
       expect(egressOf(policy)[1]).toEqual({ ports: ['4222/TCP'], to: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'messaging' } } }] });
     }

@@ -30,7 +30,7 @@ describe('deploy/nats/agent-memory.conf', () => {
     // the file as shipped, on a free local port (nats-server resolves includes relative to the including file)
     writeFileSync(conf, `listen: "127.0.0.1:${port}"\n${readFileSync(CONF, 'utf8')}`);
     const passwords = Object.fromEntries(NATS_USERS.map((u) => [u, `pw-${u}-${Math.random().toString(36).slice(2)}`]));
-    const env = { ...process.env, ...Object.fromEntries(NATS_USERS.map((u) => [natsPasswordVariable(u), passwords[u]!])) };
+    const env = { ...process.env, ...Object.fromEntries(NATS_USERS.map((u) => [natsPasswordVariable(u), passwords[u]])) };
     const child = spawn('nats-server', ['-c', conf], { env, stdio: 'ignore' });
     try {
       await waitForPort(port);

@@ -44,8 +44,8 @@ describe('data directory modes', () => {
     server = await startStandaloneServer({ dataDir, env: FAST });
     const api = new ApiClient(server.url);
     const { agentKey: key, recordId } = await api.createAgent();
-    (await api.request('POST', `/api/v1/records/${recordId}/remember`, { key, body: { content: 'The data directory is private.' } })).data;
-    (await api.request('POST', `/api/v1/records/${recordId}/write`, { key, body: { path: 'notes/a.md', content: 'private file' } })).data;
+    void (await api.request('POST', `/api/v1/records/${recordId}/remember`, { key, body: { content: 'The data directory is private.' } })).data;
+    void (await api.request('POST', `/api/v1/records/${recordId}/write`, { key, body: { path: 'notes/a.md', content: 'private file' } })).data;
     const entries = [{ path: dataDir, dir: true, mode: statSync(dataDir).mode & 0o777 }, ...walk(dataDir)];
     expect(entries.length).toBeGreaterThan(20);
     const loose = entries.filter((e) => e.mode & 0o077).map((e) => `${e.path} ${e.mode.toString(8)}`);
@@ -71,7 +71,7 @@ describe('forget leaves no copy under the data directory', () => {
     const remembered = (await api.request('POST', `${base}/remember`, { key, body: { content, type: 'fact', idempotency_key: randomBytes(8).toString('hex') } })).data;
     expect(remembered.summary).toContain(canary); // short memory: the summary is the whole content
     expect(filesContaining(server.dataDir, canary).length).toBeGreaterThan(0);
-    (await api.request('DELETE', `${base}/remember`, { key, body: { id: remembered.id } })).data;
+    void (await api.request('DELETE', `${base}/remember`, { key, body: { id: remembered.id } })).data;
     await eventually(() => expect(filesContaining(server!.dataDir, canary)).toEqual([]), 30_000, 200);
     // The service still works on the rewritten tables.
     const ctx = (await api.request('GET', `${base}/context`, { key })).data;
@@ -85,10 +85,10 @@ describe('forget leaves no copy under the data directory', () => {
     const record = (await api.request('POST', '/api/v1/records', { key, body: { name: 'to delete' } })).data;
     const canary = `canary${randomBytes(8).toString('hex')}`;
     const base = `/api/v1/records/${record.id}`;
-    (await api.request('POST', `${base}/write`, { key, body: { path: `notes/${canary}.md`, content: `secret ${canary}`, idempotency_key: randomBytes(8).toString('hex') } })).data;
-    (await api.request('POST', `${base}/remember`, { key, body: { content: `Remember ${canary}.`, type: 'fact' } })).data;
+    void (await api.request('POST', `${base}/write`, { key, body: { path: `notes/${canary}.md`, content: `secret ${canary}`, idempotency_key: randomBytes(8).toString('hex') } })).data;
+    void (await api.request('POST', `${base}/remember`, { key, body: { content: `Remember ${canary}.`, type: 'fact' } })).data;
     expect(filesContaining(server.dataDir, canary).length).toBeGreaterThan(0);
-    (await api.request('DELETE', base, { key })).data;
+    void (await api.request('DELETE', base, { key })).data;
     await eventually(() => expect(filesContaining(server!.dataDir, canary)).toEqual([]), 30_000, 200);
   }, 120_000);
 });
@@ -105,7 +105,7 @@ describe('damage is detected', () => {
     for (const content of ['Ana is a nurse in Lisbon.', 'Bob lives in Porto.', 'The release ships on Friday.']) {
       ids.push((await api.request('POST', `${base}/remember`, { key, body: { content, type: 'fact' } })).data.id);
     }
-    (await api.request('POST', `${base}/write`, { key, body: { path: 'notes/a.md', content: 'original file text' } })).data;
+    void (await api.request('POST', `${base}/write`, { key, body: { path: 'notes/a.md', content: 'original file text' } })).data;
     return { api, key, recordId, base, ids };
   }
 
@@ -116,13 +116,13 @@ describe('damage is detected', () => {
     server = await startStandaloneServer({ env: FAST });
     const { api, key, recordId, base } = await seed(server);
     const [memoryBlob] = blobsOf(server, recordId, 'memories');
-    writeFileSync(memoryBlob!, 'Ana is a pirate in Lisbon.');
+    writeFileSync(memoryBlob, 'Ana is a pirate in Lisbon.');
     const ctx = await api.request('GET', `${base}/context`, { key });
     expect(ctx.status).toBe(500);
     expect(ctx.code).toBe('INTERNAL_ERROR');
     expect(JSON.stringify(ctx.body)).not.toContain('pirate');
     const [fileBlob] = blobsOf(server, recordId, 'files');
-    writeFileSync(fileBlob!, 'tampered file text');
+    writeFileSync(fileBlob, 'tampered file text');
     const read = await api.request('GET', `${base}/read?path=${encodeURIComponent('notes/a.md')}`, { key });
     expect(read.status).toBe(500);
     expect(read.code).toBe('INTERNAL_ERROR');
@@ -137,8 +137,8 @@ describe('damage is detected', () => {
     server = undefined;
     rmSync(join(dataDir, 'vectors'), { recursive: true, force: true });
     const [lost] = walk(join(dataDir, 'blobs', 'records', recordId, 'memories')).filter((e) => !e.dir).map((e) => e.path);
-    rmSync(lost!);
-    const lostId = lost!.split('/').at(-2)!; // records/<record>/memories/<memory id>/<sha256>
+    rmSync(lost);
+    const lostId = lost.split('/').at(-2)!; // records/<record>/memories/<memory id>/<sha256>
     const intact = ids.filter((id) => id !== lostId);
 
     const env = { DATA_DIR: dataDir, LOG_LEVEL: 'silent' };

@@ -60,7 +60,7 @@ it('a remember answered 500 after a bus timeout is not applied; its retry with t
   for (let i = 0; i < 3; i++) retries.push(await api.request('POST', `/api/v1/records/${recordId}/remember`, { key, body }));
   expect(retries.map((r) => r.status)).toEqual([200, 200, 200]);
   expect(new Set(retries.map((r) => r.data.id)).size).toBe(1);
-  expect(await memoryIds(key, recordId)).toEqual([retries[0]!.data.id]);
+  expect(await memoryIds(key, recordId)).toEqual([retries[0].data.id]);
   expect(await charged(key)).toBe(1); // stored 1, charged 1
 }, 60_000);
 

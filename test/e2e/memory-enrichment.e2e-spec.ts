@@ -23,12 +23,14 @@ beforeAll(async () => {
     let raw = '';
     req.setEncoding('utf8');
     req.on('data', (chunk: string) => (raw += chunk));
-    req.on('end', async () => {
-      const content = (JSON.parse(raw) as { messages: { content: string }[] }).messages[1]!.content;
-      onRequest?.();
-      if (gate) await gate;
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ choices: [{ index: 0, message: { role: 'assistant', content: reply(content) } }] }));
+    req.on('end', () => {
+      void (async () => {
+        const content = (JSON.parse(raw) as { messages: { content: string }[] }).messages[1].content;
+        onRequest?.();
+        if (gate) await gate;
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ choices: [{ index: 0, message: { role: 'assistant', content: reply(content) } }] }));
+      })();
     });
   });
   await new Promise<void>((resolve) => llm.listen(0, '127.0.0.1', resolve));

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { SUBJECTS, UsageSummarySchema } from '@agent-memory/shared';
@@ -173,7 +174,7 @@ describe('files', () => {
     const { agentKey: key, recordId } = await freshAgent();
     const base = `/api/v1/records/${recordId}`;
     const written = (await api.request('POST', `${base}/write`, { key, body: { path: 'notes/todo.md', content: '- buy milk' } })).data;
-    expect(written).toEqual({ path: 'notes/todo.md', contentHash: 'sha256:' + require('node:crypto').createHash('sha256').update('- buy milk').digest('hex') });
+    expect(written).toEqual({ path: 'notes/todo.md', contentHash: 'sha256:' + createHash('sha256').update('- buy milk').digest('hex') });
     expect((await api.request('GET', `${base}/read?path=notes/todo.md`, { key })).data).toEqual({ path: 'notes/todo.md', content: '- buy milk' });
     await api.request('POST', `${base}/write`, { key, body: { path: 'notes/todo.md', content: '' } });
     expect((await api.request('GET', `${base}/read?path=notes/todo.md`, { key })).data.content).toBe('');

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { generatePrivateKey } from 'viem/accounts';
-import { type GatewayOptions, PaymentEnvSchema, paymentOptionsFromEnv, PaymentProtocol } from '@agent-memory/gateway';
+import { PaymentEnvSchema, paymentOptionsFromEnv, PaymentProtocol } from '@agent-memory/gateway';
 import { BUS_TRANSPORT_CLIENT, FilesystemBlobStore } from '@agent-memory/platform';
 import { ApiClient, OperatorBusClient } from '@agent-memory/testing';
 import { type E2eServer, e2eMode, LocalPaymentSettlement, PaymentTestClient, startE2eServer, startStandaloneServer, TestChainRpcServer } from '@agent-memory/test-support';
@@ -94,7 +94,7 @@ describe(`payment credentials (a ${e2eMode()} server: BILLING_MODE=enforce, ${e2
   const payState = async (stores?: Record<string, unknown>) => ({ stores: stores ?? (await fingerprint(pay, payWatched)), settled: settlements.settled.length, settledUnits: settlements.totalBaseUnits().toString() });
   /** Another minter of challenges with the payment server's parameters (same secret unless overridden). */
   const minter = (overrides: { secretKey?: string; challengeTtlSeconds?: number } = {}) =>
-    new PaymentProtocol({ rateLimitsEnabled: false, anonymousPerMinute: 100, billingMode: 'enforce', signatureWindowSeconds: 300, payments: { ...paymentOptionsFromEnv(PaymentEnvSchema.parse(paymentEnv)), ...overrides } } as GatewayOptions, settlement);
+    new PaymentProtocol({ rateLimitsEnabled: false, anonymousPerMinute: 100, billingMode: 'enforce', signatureWindowSeconds: 300, payments: { ...paymentOptionsFromEnv(PaymentEnvSchema.parse(paymentEnv)), ...overrides } }, settlement);
   /** The challenge (`WWW-Authenticate` value) of a paid call asked without credentials, or of a top-up asked with `key`. */
   const challengeOf = async (method: string, path: string, body?: unknown, key?: string) => {
     const res = await papi.request(method, path, { body, key });

@@ -161,7 +161,7 @@ describe('wallet signatures', () => {
   const now = () => Math.floor(Date.now() / 1000);
 
   it('forged, expired, future-dated, foreign-wallet and cloud-wallet signatures are refused on every endpoint that takes them', async () => {
-    const forgedHeader = (e: Endpoint) => ({ authorization: `Signature ${now()}:${walletL.address}:0x${randomBytes(65).toString('hex')}` });
+    const forgedHeader = (_e: Endpoint) => ({ authorization: `Signature ${now()}:${walletL.address}:0x${randomBytes(65).toString('hex')}` });
     await expectAllRefused(
       signatureEndpoints().flatMap((e) => [
         () => tryHostile(api, 'signatures', `${e.name} (forged)`, { method: e.method, path: e.path(targetOf(local)), headers: forgedHeader(e), body: e.body }, U401),
@@ -206,7 +206,7 @@ describe('wallet signatures', () => {
       replays.flatMap((r) => [
         () => tryHostile(api, 'signatures', r.label, r.request, U401),
         ...(['v', 's'] as const).map((how) => () =>
-          tryHostile(api, 'signatures', `${r.label} (${how === 'v' ? 'v as 00/01' : 'high s'})`, { ...r.request, headers: { authorization: reencoded(r.request.headers!.authorization!, how) } }, U401)),
+          tryHostile(api, 'signatures', `${r.label} (${how === 'v' ? 'v as 00/01' : 'high s'})`, { ...r.request, headers: { authorization: reencoded(r.request.headers!.authorization, how) } }, U401)),
       ]),
     );
   });

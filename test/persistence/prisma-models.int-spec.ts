@@ -29,7 +29,6 @@ import { openMemoryPrisma } from '../../services/memory/src/persistence/prisma';
 import { Prisma as RecordsPrisma } from '../../services/records/src/persistence/generated/client';
 import { openRecordsPrisma } from '../../services/records/src/persistence/prisma';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 type Delegate = { create(args: any): Promise<any>; findUnique(args: any): Promise<any>; delete(args: any): Promise<any> };
 type AnyClient = { $disconnect(): Promise<void>; _runtimeDataModel: RuntimeDataModel } & Record<string, unknown>;
 type Row = Record<string, unknown>;
@@ -196,19 +195,24 @@ function generatedValue(service: string, model: string, field: FieldSpec, dm: Ru
   return field.list ? [one, one] : one;
 }
 
+/** `String(value)` of a value read back, taken as unknown: whatever type came back, a failure shows it. */
+function shown(value: unknown): string {
+  return String(value);
+}
+
 /** Comparable form of a value read from or written through Prisma, keeping the JS type visible in a failure. */
 function normalize(type: string, value: unknown): unknown {
   if (value === null || value === undefined) return value;
   if (Array.isArray(value)) return type === 'Json' ? value : value.map((v) => normalize(type, v));
   switch (type) {
     case 'DateTime':
-      return value instanceof Date ? `Date ${value.toISOString()}` : `not a Date: ${String(value)}`;
+      return value instanceof Date ? `Date ${value.toISOString()}` : `not a Date: ${shown(value)}`;
     case 'BigInt':
-      return typeof value === 'bigint' ? `bigint ${value}` : `${typeof value} ${String(value)}`;
+      return typeof value === 'bigint' ? `bigint ${value}` : `${typeof value} ${shown(value)}`;
     case 'Bytes':
-      return value instanceof Uint8Array ? `bytes ${Buffer.from(value).toString('hex')}` : `not bytes: ${String(value)}`;
+      return value instanceof Uint8Array ? `bytes ${Buffer.from(value).toString('hex')}` : `not bytes: ${shown(value)}`;
     case 'Decimal':
-      return `decimal ${String(value)}`;
+      return `decimal ${shown(value)}`;
     default:
       return value;
   }

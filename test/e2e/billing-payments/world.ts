@@ -1,5 +1,5 @@
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { type GatewayOptions, PaymentEnvSchema, paymentOptionsFromEnv, PaymentProtocol } from '@agent-memory/gateway';
+import { PaymentEnvSchema, paymentOptionsFromEnv, PaymentProtocol } from '@agent-memory/gateway';
 import { ApiClient } from '@agent-memory/testing';
 import { LocalPaymentSettlement, PaymentTestClient, startStandaloneServer, type TestServer } from '@agent-memory/test-support';
 
@@ -37,7 +37,7 @@ export async function liveAgent() {
 /** Another minter of challenges with this server's parameters, for credentials the server must refuse. */
 export function minter(overrides: { secretKey?: string; challengeTtlSeconds?: number } = {}) {
   const payments = { ...paymentOptionsFromEnv(PaymentEnvSchema.parse(ENV)), ...overrides };
-  return new PaymentProtocol({ rateLimitsEnabled: true, anonymousPerMinute: 100, billingMode: 'enforce', signatureWindowSeconds: 300, payments } as GatewayOptions, settlement);
+  return new PaymentProtocol({ rateLimitsEnabled: true, anonymousPerMinute: 100, billingMode: 'enforce', signatureWindowSeconds: 300, payments }, settlement);
 }
 
 export function receiptOf(res: { headers: Headers }) {

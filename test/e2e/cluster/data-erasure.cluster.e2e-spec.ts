@@ -28,7 +28,7 @@ function filesContaining(root: string, needle: Buffer): string[] {
 
 /** Every segment file (`<path>`, `<path>.1`, ...) of the memory schema's relations and their TOAST relations and indexes. */
 async function memoryRelationFiles(db: Client): Promise<string[]> {
-  const dataDirectory = (await db.query<{ data_directory: string }>('SHOW data_directory')).rows[0]!.data_directory;
+  const dataDirectory = (await db.query<{ data_directory: string }>('SHOW data_directory')).rows[0].data_directory;
   const { rows } = await db.query<{ path: string | null }>(`
     WITH own AS (SELECT c.oid, c.reltoastrelid FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'memory')
     SELECT pg_relation_filepath(oid) AS path FROM own
@@ -66,7 +66,7 @@ it('leaves a forgotten canary in no blob, no vector file and no relation file of
   const base = `/api/v1/records/${recordId}`;
   const canary = `canary${randomBytes(8).toString('hex')}`;
   const needle = Buffer.from(canary);
-  (await api.request('POST', `${base}/remember`, { key, body: { content: 'This memory stays.', type: 'fact' } })).data;
+  void (await api.request('POST', `${base}/remember`, { key, body: { content: 'This memory stays.', type: 'fact' } })).data;
   const remembered = (await api.request('POST', `${base}/remember`, { key, body: { content: `The vault code is ${canary}.`, type: 'fact', idempotency_key: randomBytes(8).toString('hex') } })).data;
   expect(remembered.summary).toContain(canary);
   await db.query('CHECKPOINT'); // the rows reach the relation files
@@ -74,7 +74,7 @@ it('leaves a forgotten canary in no blob, no vector file and no relation file of
   const relations = async () => (await memoryRelationFiles(db)).filter((file) => readFileSync(file).includes(needle));
   expect([...stores(), ...(await relations())].length).toBeGreaterThan(0);
 
-  (await api.request('DELETE', `${base}/remember`, { key, body: { id: remembered.id } })).data;
+  void (await api.request('DELETE', `${base}/remember`, { key, body: { id: remembered.id } })).data;
   await eventually(async () => {
     await db.query('CHECKPOINT'); // whatever dead tuple is still in shared buffers is written out too
     expect([...stores(), ...(await relations())]).toEqual([]);
@@ -88,8 +88,8 @@ it('never serves an altered object from the blob store: read file and context an
   const { agentKey: key, recordId } = await api.createAgent();
   const base = `/api/v1/records/${recordId}`;
   const marker = `original${randomBytes(6).toString('hex')}`;
-  (await api.request('POST', `${base}/write`, { key, body: { path: 'notes/a.md', content: `file ${marker}` } })).data;
-  (await api.request('POST', `${base}/remember`, { key, body: { content: `memory ${marker}`, type: 'fact' } })).data;
+  void (await api.request('POST', `${base}/write`, { key, body: { path: 'notes/a.md', content: `file ${marker}` } })).data;
+  void (await api.request('POST', `${base}/remember`, { key, body: { content: `memory ${marker}`, type: 'fact' } })).data;
   const objects = filesContaining(cluster.s3.directory, Buffer.from(marker));
   expect(objects).toHaveLength(2);
   for (const object of objects) writeFileSync(object, readFileSync(object, 'utf8').replace('original', 'tampered'));

@@ -64,9 +64,9 @@ it('a remember and a file write answered 500 after a bus timeout are not applied
     retries.push(await api.request('POST', `${base}/write`, { key, body: file }));
   }
   expect(retries.map((r) => r.status)).toEqual([200, 200, 200, 200]);
-  expect(retries[2]!.data.id).toBe(retries[0]!.data.id);
+  expect(retries[2].data.id).toBe(retries[0].data.id);
   const memories = Object.values((await api.request('GET', `${base}/context?limit=100`, { key })).data as Record<string, Array<{ id: string }>>).flat();
-  expect(memories.map((m) => m.id)).toEqual([retries[0]!.data.id]);
+  expect(memories.map((m) => m.id)).toEqual([retries[0].data.id]);
   expect((await api.request('GET', `${base}/read?path=${encodeURIComponent(file.path)}`, { key })).data.content).toBe(file.content);
   expect(await charged(key, 'remember')).toBe(1);
   expect(await charged(key, 'write_file')).toBe(1);

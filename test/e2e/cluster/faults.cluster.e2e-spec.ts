@@ -52,7 +52,7 @@ describe('memory service killed during a burst of remembers', () => {
     // 3 records' worth of writes would hit 30/min per record: spread the burst over several records
     const records = [recordId];
     for (let i = 0; i < 3; i++) records.push((await api.request('POST', '/api/v1/records', { key, body: { name: `r${i}` } })).data.id);
-    const requests = Array.from({ length: 40 }, (_, i) => ({ record: records[i % records.length]!, body: { content: `Burst fact number ${i}: the sky over city ${i} was clear.`, path: `burst/${i}`, type: 'fact', idempotency_key: `burst-${i}` } }));
+    const requests = Array.from({ length: 40 }, (_, i) => ({ record: records[i % records.length], body: { content: `Burst fact number ${i}: the sky over city ${i} was clear.`, path: `burst/${i}`, type: 'fact', idempotency_key: `burst-${i}` } }));
     const acknowledged = new Map<number, string>();
     const burst = (async () => {
       for (let i = 0; i < requests.length; i += 4) {
@@ -73,7 +73,7 @@ describe('memory service killed during a burst of remembers', () => {
 
     // every acknowledged write is there; replaying every request (acked or not) with its key converges
     const replays = await Promise.all(requests.map((r) => replay(`/api/v1/records/${r.record}/remember`, key, r.body)));
-    for (const [i, id] of acknowledged) expect(replays[i]!.data.id).toBe(id);
+    for (const [i, id] of acknowledged) expect(replays[i].data.id).toBe(id);
     const all = new Map<string, string>();
     for (const rec of records) for (const [path, id] of await memoriesOf(key, rec)) all.set(path, id);
     expect(all.size).toBe(requests.length); // one memory per request: nothing lost, nothing doubled
@@ -154,7 +154,7 @@ describe('NATS restarted with requests in flight', () => {
     }, 60_000, 1_000);
     await eventually(async () => expect((await api.request('POST', `/api/v1/records/${probe.recordId}/recall`, { key: probe.agentKey, body: { query: 'anything' } })).status).toBe(200), 60_000, 1_000);
     const replays = await Promise.all(bodies.map((body, i) => replay(`${recordOf(i)}/remember`, key, body)));
-    for (const [i, id] of acknowledged) expect(replays[i]!.data.id).toBe(id);
+    for (const [i, id] of acknowledged) expect(replays[i].data.id).toBe(id);
     expect((await memoriesOf(key, recordId)).size + (await memoriesOf(key, other)).size).toBe(bodies.length);
     // a durable event still flows after the restart: deleting a record purges its blobs
     const doomed = (await api.request('POST', '/api/v1/records', { key, body: { name: 'doomed' } })).data.id;

@@ -27,23 +27,23 @@ async function handled(opsUrl: string, subject: string): Promise<number> {
 describe('two gateways, two memory replicas', () => {
   it('spreads recalls over both memory replicas (NATS queue group) and serves through both gateways', async () => {
     expect(gateways).toHaveLength(2);
-    const { agentKey: key, recordId } = await gateways[0]!.createAgent({ name: 'spread' });
+    const { agentKey: key, recordId } = await gateways[0].createAgent({ name: 'spread' });
     const base = `/api/v1/records/${recordId}`;
-    const written = (await gateways[1]!.request('POST', `${base}/remember`, { key, body: { content: 'Ada prefers green tea in the morning.' } })).data;
+    const written = (await gateways[1].request('POST', `${base}/remember`, { key, body: { content: 'Ada prefers green tea in the morning.' } })).data;
     for (let i = 0; i < 40; i++) {
-      const res = await gateways[i % 2]!.request('POST', `${base}/recall`, { key, body: { query: 'What does Ada drink?' } });
+      const res = await gateways[i % 2].request('POST', `${base}/recall`, { key, body: { query: 'What does Ada drink?' } });
       expect(res.status).toBe(200);
       expect(res.data.memories[0].id).toBe(written.id); // both replicas see the same index and database
     }
     const perReplica = await Promise.all([0, 1].map((r) => handled(cluster.handle('memory', r).opsUrl, 'memory.v1.recall')));
-    expect(perReplica[0]! + perReplica[1]!).toBe(40);
+    expect(perReplica[0] + perReplica[1]).toBe(40);
     expect(Math.min(...perReplica)).toBeGreaterThan(0);
   }, 120_000);
 
   it('holds the per-agent limit (100/min) across both gateways: 60 + 60 requests give exactly 100 answers', async () => {
-    const { agentKey: key } = await gateways[0]!.createAgent({ name: 'limited twice' });
+    const { agentKey: key } = await gateways[0].createAgent({ name: 'limited twice' });
     const statuses = await Promise.all(
-      Array.from({ length: 120 }, (_, i) => gateways[i % 2]!.request('GET', '/api/v1/agents', { key }).then((r) => r.status)),
+      Array.from({ length: 120 }, (_, i) => gateways[i % 2].request('GET', '/api/v1/agents', { key }).then((r) => r.status)),
     );
     expect(statuses.filter((s) => s === 200)).toHaveLength(100);
     expect(statuses.filter((s) => s === 429)).toHaveLength(20);
@@ -74,16 +74,16 @@ describe('the gateways\' metrics', () => {
 
 describe('graceful shutdown', () => {
   it('SIGTERM on a memory replica under load: it finishes what it holds, the other takes over, no request fails', async () => {
-    const { agentKey: key, recordId } = await gateways[0]!.createAgent({ name: 'draining' });
+    const { agentKey: key, recordId } = await gateways[0].createAgent({ name: 'draining' });
     const others = [recordId];
-    for (let i = 0; i < 2; i++) others.push((await gateways[0]!.request('POST', '/api/v1/records', { key, body: { name: `d${i}` } })).data.id);
+    for (let i = 0; i < 2; i++) others.push((await gateways[0].request('POST', '/api/v1/records', { key, body: { name: `d${i}` } })).data.id);
     const statuses: number[] = [];
     const failures: string[] = [];
     let stop = false;
     const load = Promise.all(
       others.map(async (rec, lane) => {
         for (let i = 0; !stop && i < 25; i++) {
-          const res = await gateways[(lane + i) % 2]!.request('POST', `/api/v1/records/${rec}/remember`, { key, body: { content: `Draining fact ${lane}-${i}.`, path: `d/${i}` } });
+          const res = await gateways[(lane + i) % 2].request('POST', `/api/v1/records/${rec}/remember`, { key, body: { content: `Draining fact ${lane}-${i}.`, path: `d/${i}` } });
           statuses.push(res.status);
           if (res.status !== 200) failures.push(`${res.status} ${res.code}: ${JSON.stringify(res.body)}`);
         }
@@ -104,8 +104,8 @@ describe('graceful shutdown', () => {
 
 describe('Redis restarted during rate-limited traffic', () => {
   it('answers every request (200 or 429, never 5xx) while Redis is down, and limits through Redis again after', async () => {
-    const { agentKey: key } = await gateways[0]!.createAgent({ name: 'limited' });
-    const get = (i: number) => gateways[i % 2]!.request('GET', '/api/v1/agents', { key }).then((r) => r.status);
+    const { agentKey: key } = await gateways[0].createAgent({ name: 'limited' });
+    const get = (i: number) => gateways[i % 2].request('GET', '/api/v1/agents', { key }).then((r) => r.status);
     for (let i = 0; i < 60; i++) expect(await get(i)).toBe(200);
 
     await cluster.redis.stop();

@@ -88,7 +88,7 @@ export async function tryHostile(api: ApiClient, group: string, label: string, r
   const keys = Object.keys(body ?? {}).sort().join(',');
   if (keys !== 'error,success' || body.success !== false || Object.keys(body.error ?? {}).sort().join(',') !== 'code,message' || typeof body.error?.message !== 'string') {
     problems.push(`not the failure envelope: ${JSON.stringify(body).slice(0, 160)}`);
-  } else if (LEAK.test(body.error.message as string) || (body.error.message as string).length > 400) {
+  } else if (LEAK.test(body.error.message) || (body.error.message).length > 400) {
     problems.push(`message leaks internals: ${JSON.stringify(body.error.message)}`);
   }
   if (res.headers.get('x-content-type-options') !== 'nosniff' || res.headers.get('cache-control') !== 'no-store') problems.push('missing security headers');
