@@ -43,12 +43,16 @@ export interface RecordPurgesOptions<N extends JobName, T extends PurgeTaskRow> 
  */
 export abstract class RecordPurges<N extends JobName, T extends PurgeTaskRow> {
   private sweep?: PeriodicTask;
+  /** Logs of the purges, named after the service's use case (the subclass). */
+  protected readonly logger: Logger;
 
   constructor(
     private readonly jobs: JobQueue,
     private readonly options: RecordPurgesOptions<N, T>,
-    private readonly logger: Logger = new Logger(RecordPurges.name),
-  ) {}
+    logger?: Logger,
+  ) {
+    this.logger = logger ?? new Logger(new.target.name);
+  }
 
   /** Purges the task's stores and deletes the task row; throws when a store fails (the job retries). */
   protected abstract run(task: T): Promise<void>;
@@ -105,6 +109,19 @@ export abstract class RecordPurges<N extends JobName, T extends PurgeTaskRow> {
       this.logger.warn({ taskId: task.id, recordId: task.recordId, err }, 'Purge failed; queued for retry');
       await this.enqueue(task);
       return false;
+    }
+  }
+
+  /**
+   * What a service's `records.v1.record-deleted` consumer does (docs/architecture.md, "Record deletion"):
+   * for each of `event.recordIds` in order, `deleteRecordRows(recordId, taskId)` (the service's one
+   * transaction: tombstone, rows, and the purge task it returns, id `<eventId>:<recordId>` so a redelivered
+   * event reuses it), then {@link runOrQueue} of that task. Idempotent: a redelivered event finds nothing
+   * left. Throws when a transaction fails (the event is redelivered); a store failure only queues the task.
+   */
+  async purgeDeletedRecords(event: { eventId: string; recordIds: readonly string[] }, deleteRecordRows: (recordId: string, taskId: string) => Promise<T>): Promise<void> {
+    for (const recordId of event.recordIds) {
+      await this.runOrQueue(await deleteRecordRows(recordId, `${event.eventId}:${recordId}`));
     }
   }
 

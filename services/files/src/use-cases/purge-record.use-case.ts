@@ -16,10 +16,7 @@ export class PurgeRecordUseCase {
     private readonly purge: PurgeStoresUseCase,
   ) {}
 
-  async execute(event: RecordDeletedMessage): Promise<void> {
-    for (const recordId of event.recordIds) {
-      const task = await this.repository.deleteRecord(recordId, `${event.eventId}:${recordId}`);
-      await this.purge.runOrQueue(task);
-    }
+  execute(event: RecordDeletedMessage): Promise<void> {
+    return this.purge.purgeDeletedRecords(event, (recordId, taskId) => this.repository.deleteRecord(recordId, taskId));
   }
 }

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { BLOB_STORE, type BlobStore, JOB_QUEUE, type JobQueue, type ReclaimScheduler, RecordPurges } from '@agent-memory/platform';
 import { type FilePurgeTask, FilesRepository } from '../persistence/files.repository';
 import { FILES_RECLAIM } from '../persistence/files-reclaim';
@@ -19,17 +19,13 @@ export class PurgeStoresUseCase extends RecordPurges<'files.purge-record', FileP
     /** Rewrites the files tables after a record's purge, so no dead row keeps its paths (docs/deployment.md). */
     @Optional() @Inject(FILES_RECLAIM) private readonly reclaim?: ReclaimScheduler,
   ) {
-    super(
-      jobs,
-      {
-        sweepName: 'files-purge-sweep',
-        job: 'files.purge-record',
-        jobData: (task) => ({ recordId: task.recordId, eventId: task.id }),
-        taskOfJob: ({ recordId, eventId }) => Promise.resolve({ id: eventId, recordId }),
-        table: repository,
-      },
-      new Logger(PurgeStoresUseCase.name),
-    );
+    super(jobs, {
+      sweepName: 'files-purge-sweep',
+      job: 'files.purge-record',
+      jobData: (task) => ({ recordId: task.recordId, eventId: task.id }),
+      taskOfJob: ({ recordId, eventId }) => Promise.resolve({ id: eventId, recordId }),
+      table: repository,
+    });
   }
 
   protected async run(task: FilePurgeTask): Promise<void> {

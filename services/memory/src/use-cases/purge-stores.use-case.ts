@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { BLOB_STORE, type BlobStore, JOB_QUEUE, type JobQueue, RecordPurges } from '@agent-memory/platform';
 import { MEMORY_RECLAIM, type MemoryReclaim } from '../persistence/memory-reclaim';
 import { MemoryRepository, type PurgeTask } from '../persistence/memory.repository';
@@ -12,7 +12,6 @@ import { VECTOR_INDEX, type VectorIndex } from '../vector-index/vector-index.por
  */
 @Injectable()
 export class PurgeStoresUseCase extends RecordPurges<'memory.purge', PurgeTask> {
-  private readonly log = new Logger(PurgeStoresUseCase.name);
   private compactTimer?: NodeJS.Timeout;
 
   constructor(
@@ -23,17 +22,13 @@ export class PurgeStoresUseCase extends RecordPurges<'memory.purge', PurgeTask> 
     /** Rewrites the memory tables after purges, so no dead row keeps forgotten text (absent in unit tests). */
     @Optional() @Inject(MEMORY_RECLAIM) private readonly reclaim?: MemoryReclaim,
   ) {
-    super(
-      jobs,
-      {
-        sweepName: 'memory-purge-sweep',
-        job: 'memory.purge',
-        jobData: (task) => ({ taskId: task.id }),
-        taskOfJob: ({ taskId }) => repository.findPurge(taskId),
-        table: repository,
-      },
-      new Logger(PurgeStoresUseCase.name),
-    );
+    super(jobs, {
+      sweepName: 'memory-purge-sweep',
+      job: 'memory.purge',
+      jobData: (task) => ({ taskId: task.id }),
+      taskOfJob: ({ taskId }) => repository.findPurge(taskId),
+      table: repository,
+    });
   }
 
   protected async run(task: PurgeTask): Promise<void> {
@@ -53,7 +48,7 @@ export class PurgeStoresUseCase extends RecordPurges<'memory.purge', PurgeTask> 
   private scheduleCompaction(): void {
     clearTimeout(this.compactTimer);
     this.compactTimer = setTimeout(() => {
-      this.index.compact().catch((err: unknown) => this.log.error({ err }, 'Vector index compaction failed'));
+      this.index.compact().catch((err: unknown) => this.logger.error({ err }, 'Vector index compaction failed'));
     }, COMPACTION_DELAY_MS);
     this.compactTimer.unref();
   }
