@@ -7,3 +7,4 @@ export * from './json-stub-server';
 export * from './hooked-blob-store';
 export * from './redos';
 export * from './domain-code';
+export * from './test-prisma';

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
-import { FilesystemBlobStore, InProcessJobQueue, PgDatabase } from '@agent-memory/platform';
+import { FilesystemBlobStore, InProcessJobQueue } from '@agent-memory/platform';
 import { newId } from '@agent-memory/shared';
-import { createTestDatabase, type TestDatabase } from '@agent-memory/testing';
+import { openTestPrisma } from '@agent-memory/testing';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,20 +15,15 @@ import { type FilesPrismaClient, openFilesPrisma } from './persistence/prisma';
  * recomputes them from the rows (the machine's PostgreSQL).
  */
 describe('data check of the files usage counters', () => {
-  let testDb: TestDatabase;
-  let db: PgDatabase;
   let prisma: FilesPrismaClient;
+  let close: () => Promise<void>;
   let dir: string;
   beforeAll(async () => {
-    testDb = await createTestDatabase();
-    db = new PgDatabase({ connectionString: testDb.url, poolSize: 3 });
-    prisma = await openFilesPrisma(db);
+    ({ prisma, close } = await openTestPrisma(openFilesPrisma, 3));
     dir = mkdtempSync(join(tmpdir(), 'agent-memory-usage-check-'));
   }, 60_000);
   afterAll(async () => {
-    await prisma?.$disconnect();
-    await db?.close();
-    await testDb?.drop();
+    await close?.();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 

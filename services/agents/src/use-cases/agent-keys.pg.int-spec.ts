@@ -1,6 +1,5 @@
 import { newId } from '@agent-memory/shared';
-import { PgDatabase } from '@agent-memory/platform';
-import { createTestDatabase, type TestDatabase } from '@agent-memory/testing';
+import { openTestPrisma } from '@agent-memory/testing';
 import { seedAgent as seedAgentIn } from '../persistence/agents.fixture';
 import { ClaimsUseCases } from '../humans/use-cases/claims.use-cases';
 import { PrismaAgentsRepository } from '../persistence/prisma-agents.repository';
@@ -12,26 +11,19 @@ import { AgentKeysUseCases } from './agent-keys.use-cases';
  * of several connections, so transactions really overlap; the embedded PGlite has one connection).
  * Rotations, revocations and claims lock the agent's row (`SELECT ... FOR UPDATE`).
  */
-let database: TestDatabase;
-let db: PgDatabase;
 let prisma: AgentsPrismaClient;
+let close: () => Promise<void>;
 let keys: AgentKeysUseCases;
 let claims: ClaimsUseCases;
 const clock = () => new Date();
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  db = new PgDatabase({ connectionString: database.url, poolSize: 8 });
-  prisma = await openAgentsPrisma(db);
+  ({ prisma, close } = await openTestPrisma(openAgentsPrisma, 8));
   const agents = new PrismaAgentsRepository(prisma);
   keys = new AgentKeysUseCases(agents, 'amk', 3600, clock);
   claims = new ClaimsUseCases(agents, clock, keys);
 }, 60_000);
-afterAll(async () => {
-  await prisma?.$disconnect();
-  await db?.close();
-  await database?.drop();
-});
+afterAll(() => close?.());
 
 const seedAgent = () => seedAgentIn(new PrismaAgentsRepository(prisma), { name: 'concurrent', walletAddress: `0x${'3'.repeat(40)}` });
 

@@ -1,7 +1,6 @@
 import 'reflect-metadata';
-import { PgDatabase } from '@agent-memory/platform';
 import { newId } from '@agent-memory/shared';
-import { createTestDatabase, type TestDatabase } from '@agent-memory/testing';
+import { openTestPrisma } from '@agent-memory/testing';
 import { checkMemoryUsage } from './memory-usage-check';
 import { type MemoryPrismaClient, openMemoryPrisma } from './prisma';
 
@@ -11,19 +10,12 @@ import { type MemoryPrismaClient, openMemoryPrisma } from './prisma';
  * and, with repair, recomputed; an agent with rows and no counter row gets one.
  */
 describe('memory usage counters check', () => {
-  let testDb: TestDatabase;
-  let db: PgDatabase;
   let prisma: MemoryPrismaClient;
+  let close: () => Promise<void>;
   beforeAll(async () => {
-    testDb = await createTestDatabase();
-    db = new PgDatabase({ connectionString: testDb.url, poolSize: 3 });
-    prisma = await openMemoryPrisma(db);
+    ({ prisma, close } = await openTestPrisma(openMemoryPrisma, 3));
   }, 60_000);
-  afterAll(async () => {
-    await prisma?.$disconnect();
-    await db?.close();
-    await testDb?.drop();
-  });
+  afterAll(() => close?.());
 
   const memory = (agentId: string, sizeBytes: number) => {
     const id = newId('memory');

@@ -1,6 +1,6 @@
-import { type BusClient, PgDatabase } from '@agent-memory/platform';
+import type { BusClient } from '@agent-memory/platform';
 import { newId, ValidationError } from '@agent-memory/shared';
-import { createTestDatabase, type TestDatabase } from '@agent-memory/testing';
+import { openTestPrisma } from '@agent-memory/testing';
 import { PrismaRecordsRepository } from '../persistence/prisma-records.repository';
 import { openRecordsPrisma, type RecordsPrismaClient } from '../persistence/prisma';
 import { CreateRecordUseCase } from './create-record.use-case';
@@ -14,9 +14,8 @@ import { UpdateRecordUseCase } from './update-record.use-case';
  * agent's record and the hierarchy has no cycles; every change to an agent's hierarchy takes that agent's
  * advisory lock, so a cycle check and the move it guards are one step.
  */
-let database: TestDatabase;
-let db: PgDatabase;
 let prisma: RecordsPrismaClient;
+let close: () => Promise<void>;
 let service: {
   create: (agentId: string, body: { name: string; tags: string[]; category: string; parentRecordId?: string }) => ReturnType<CreateRecordUseCase['execute']>;
   update: (agentId: string, recordId: string, body: { parentRecordId: string }) => ReturnType<UpdateRecordUseCase['execute']>;
@@ -25,9 +24,7 @@ let service: {
 const bus = { emit: () => Promise.resolve() } as unknown as BusClient;
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  db = new PgDatabase({ connectionString: database.url, poolSize: 8 });
-  prisma = await openRecordsPrisma(db);
+  ({ prisma, close } = await openTestPrisma(openRecordsPrisma, 8));
   const records = new PrismaRecordsRepository(prisma);
   const [create, update, remove] = [new CreateRecordUseCase(records), new UpdateRecordUseCase(records), new DeleteRecordUseCase(records, new PublishOutboxUseCase(records, bus))];
   service = {
@@ -36,11 +33,7 @@ beforeAll(async () => {
     delete: (agentId, recordId, cascade) => remove.execute({ agentId, recordId, cascade }),
   };
 }, 60_000);
-afterAll(async () => {
-  await prisma?.$disconnect();
-  await db?.close();
-  await database?.drop();
-});
+afterAll(() => close?.());
 
 const record = (agentId: string, name: string, parentRecordId?: string) => service.create(agentId, { name, tags: [], category: 'project', parentRecordId });
 
