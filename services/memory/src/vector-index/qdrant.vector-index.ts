@@ -66,7 +66,7 @@ const POINT_ID_NAMESPACE = Buffer.from('6f1d3c2a9b7e4d5f8a0c1e2b3d4f5a6b', 'hex'
  * Collection name of an embedder: `<prefix>__<sanitised embedderId>-<8 hex of sha256(embedderId)>__<dimension>`.
  * The sanitised id (characters outside `[A-Za-z0-9_-]` become `_`, at most 100 kept) keeps the name
  * readable; the hash keeps two ids that sanitise alike (`a/b`, `a:b`) apart. Throws on a bad prefix or
- * descriptor. Source: the issue "one collection per embedder whose name carries model and dimension".
+ * descriptor. One collection per embedder, named by its model and dimension (docs/configuration.md).
  */
 export function qdrantCollectionName(prefix: string, descriptor: IndexDescriptor): string {
   if (!/^[A-Za-z0-9_-]{1,64}$/.test(prefix)) throw new Error(`Qdrant collection prefix must match [A-Za-z0-9_-]{1,64}, got ${JSON.stringify(prefix)}`);
