@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Embedder } from './embedder.port';
+import { postOpenAiJson } from './openai-compatible.http';
 import { normaliseL2 } from './vector-math';
 
 /** Options of {@link OpenAiCompatibleEmbedder}. */
@@ -74,45 +75,17 @@ export class OpenAiCompatibleEmbedder implements Embedder {
   }
 
   private async request(texts: string[]): Promise<Float32Array[]> {
-    const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
-    if (this.apiKey) headers.authorization = `Bearer ${this.apiKey}`;
-    let response: Response;
-    try {
-      response = await fetch(this.url, {
-        method: 'POST',
-        headers,
-        body: JSON.stringify({ model: this.model, input: texts }),
-        signal: AbortSignal.timeout(this.timeoutMs),
-      });
-    } catch (error) {
-      const name = (error as Error)?.name;
-      if (name === 'TimeoutError' || name === 'AbortError') {
-        throw new Error(`embeddings request to ${this.url} timed out after ${this.timeoutMs} ms`, { cause: error });
-      }
-      throw new Error(`embeddings request to ${this.url} failed: ${(error as Error)?.message ?? error}`, { cause: error });
-    }
-    let bodyText: string;
-    try {
-      bodyText = await response.text();
-    } catch (error) {
-      // The timeout signal also aborts a slow body.
-      throw new Error(`embeddings response from ${this.url} could not be read: ${(error as Error)?.message}`, { cause: error });
-    }
-    if (!response.ok) {
-      throw new Error(`embeddings request to ${this.url} failed with HTTP ${response.status}: ${bodyText.slice(0, 300)}`);
-    }
-    let json: unknown;
-    try {
-      json = JSON.parse(bodyText);
-    } catch {
-      throw new Error(`embeddings response from ${this.url} is not JSON: ${bodyText.slice(0, 300)}`);
-    }
-    const parsed = EmbeddingsResponseSchema.safeParse(json);
-    if (!parsed.success) {
-      throw new Error(`embeddings response from ${this.url} has an unexpected shape: ${z.prettifyError(parsed.error)}`);
-    }
+    const answer = await postOpenAiJson({
+      url: this.url,
+      apiKey: this.apiKey,
+      timeoutMs: this.timeoutMs,
+      body: { model: this.model, input: texts },
+      what: 'embeddings',
+      schema: EmbeddingsResponseSchema,
+      shapeError: 'has an unexpected shape',
+    });
     const rows = new Array<Float32Array | undefined>(texts.length);
-    for (const item of parsed.data.data) {
+    for (const item of answer.data) {
       if (item.index >= texts.length || rows[item.index]) {
         throw new Error(`embeddings response from ${this.url} has a duplicate or out-of-range index ${item.index}`);
       }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { MemoryTypeSchema } from '@agent-memory/shared';
 import { collapseWhitespace, truncateAtWord } from '../summary/extractive.summariser';
+import { postOpenAiJson } from '../embedding/openai-compatible.http';
 import type { Enricher, Enrichment } from './enricher.port';
 
 /** Options of {@link OpenAiCompatibleEnricher}. */
@@ -112,8 +113,6 @@ export class OpenAiCompatibleEnricher implements Enricher {
   }
 
   async enrich(content: string): Promise<Enrichment> {
-    const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
-    if (this.apiKey) headers.authorization = `Bearer ${this.apiKey}`;
     const body = {
       model: this.model,
       temperature: 0,
@@ -122,28 +121,15 @@ export class OpenAiCompatibleEnricher implements Enricher {
         { role: 'user', content: content.length > this.maxContentChars ? content.slice(0, this.maxContentChars) : content },
       ],
     };
-    let response: Response;
-    let text: string;
-    try {
-      response = await fetch(this.url, { method: 'POST', headers, body: JSON.stringify(body), signal: AbortSignal.timeout(this.timeoutMs) });
-      // The timeout signal also aborts a slow body.
-      text = await response.text();
-    } catch (error) {
-      const name = (error as Error)?.name;
-      if (name === 'TimeoutError' || name === 'AbortError') {
-        throw new Error(`enrichment request to ${this.url} timed out after ${this.timeoutMs} ms`, { cause: error });
-      }
-      throw new Error(`enrichment request to ${this.url} failed: ${(error as Error)?.message ?? String(error)}`, { cause: error });
-    }
-    if (!response.ok) throw new Error(`enrichment request to ${this.url} failed with HTTP ${response.status}: ${text.slice(0, 300)}`);
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      throw new Error(`enrichment response from ${this.url} is not JSON: ${text.slice(0, 300)}`);
-    }
-    const parsed = ChatCompletionSchema.safeParse(json);
-    if (!parsed.success) throw new Error(`enrichment response from ${this.url} is not a chat completion: ${z.prettifyError(parsed.error)}`);
-    return parseEnrichmentReply(parsed.data.choices[0].message.content);
+    const answer = await postOpenAiJson({
+      url: this.url,
+      apiKey: this.apiKey,
+      timeoutMs: this.timeoutMs,
+      body,
+      what: 'enrichment',
+      schema: ChatCompletionSchema,
+      shapeError: 'is not a chat completion',
+    });
+    return parseEnrichmentReply(answer.choices[0].message.content);
   }
 }
