@@ -72,6 +72,9 @@ export default tseslint.config(
       '@typescript-eslint/no-misused-promises': 'error',
       '@typescript-eslint/switch-exhaustiveness-check': ['error', { considerDefaultExhaustiveForUnions: true }],
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+      // adapters implement async ports with `async` methods even when they do not await: a thrown error
+      // then still reaches the caller as a rejection
+      '@typescript-eslint/require-await': 'off',
       // a variable a callback reads before its one assignment (a server handler and the server) stays `let`
       'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
       '@nx/enforce-module-boundaries': boundaries(false),
@@ -79,7 +82,7 @@ export default tseslint.config(
   },
   {
     // Tests and their library read HTTP bodies and bus replies as `any` and hand jest mocks and async test doubles around:
-    // the no-unsafe-* family, unbound-method and require-await are off there. The promise rules stay on.
+    // the no-unsafe-* family and unbound-method are off there. The promise rules stay on.
     files: [...TEST_FILES, 'test/**/*.ts', 'libs/testing/**/*.ts'],
     rules: {
       '@nx/enforce-module-boundaries': boundaries(true),
@@ -90,7 +93,6 @@ export default tseslint.config(
       '@typescript-eslint/no-unsafe-return': 'off',
       '@typescript-eslint/no-explicit-any': 'off',
       '@typescript-eslint/unbound-method': 'off',
-      '@typescript-eslint/require-await': 'off',
       // a cluster-mode suite sets E2E_MODE, then require()s the standalone suite (an import would be hoisted)
       '@typescript-eslint/no-require-imports': ['error', { allow: ['\\.e2e-spec$'] }],
     },

@@ -43,7 +43,7 @@ export const S3_REQUEST_TIMEOUT_MS = 30_000;
  */
 function timedTransport(base: typeof http | typeof https, timeoutMs: number): Pick<typeof http, 'request'> {
   const request = ((...args: Parameters<typeof http.request>) => {
-    const req = (base.request as typeof http.request)(...args);
+    const req = (base.request)(...args);
     req.setTimeout(timeoutMs, () => {
       const err = Object.assign(new Error(`S3 request timed out after ${timeoutMs} ms without traffic`), { code: 'ETIMEDOUT' });
       req.destroy(err);
@@ -158,7 +158,7 @@ export class S3BlobStore implements BlobStore {
     if (!prefix.endsWith('/')) throw new Error('A blob prefix must end with "/"');
     // Delete page by page while listing, so memory stays bounded however many objects the prefix holds.
     let batch: string[] = [];
-    for await (const item of this.client.listObjectsV2(this.bucket, prefix, true)) {
+    for await (const item of this.client.listObjectsV2(this.bucket, prefix, true) as AsyncIterable<{ name?: string }>) {
       if (!item.name) continue;
       batch.push(item.name);
       if (batch.length === DELETE_BATCH) {
@@ -173,7 +173,7 @@ export class S3BlobStore implements BlobStore {
     assertBlobKey(prefix, true);
     const dir = prefix.endsWith('/') ? prefix : `${prefix}/`;
     const out: string[] = [];
-    for await (const item of this.client.listObjectsV2(this.bucket, dir, true)) if (item.name) out.push(item.name);
+    for await (const item of this.client.listObjectsV2(this.bucket, dir, true) as AsyncIterable<{ name?: string }>) if (item.name) out.push(item.name);
     return out.sort();
   }
 

@@ -67,7 +67,7 @@ export class BusPrincipalInterceptor implements NestInterceptor {
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     if (context.getType() !== 'rpc') return next.handle();
     const rpc = context.switchToRpc();
-    const subject = (rpc.getContext() as { getSubject?: () => string }).getSubject?.();
+    const subject = rpc.getContext<{ getSubject?: () => string }>().getSubject?.();
     if (typeof subject !== 'string') return next.handle();
     const refusal = principalRefusal(subject, rpc.getData(), currentBusHeaders()?.agentId);
     return refusal ? throwError(() => refusal) : next.handle();

@@ -40,7 +40,7 @@ export class DrainingNatsServer extends ServerNats {
    *   principal is trusted)
    */
   constructor(options: { servers: string[]; queue: string; name: string; drainTimeoutMs?: number; auth?: NatsAuthOptions }) {
-    super({ servers: options.servers, queue: options.queue, name: options.name, maxReconnectAttempts: -1, ...natsConnectionOptions(options.auth) } as never);
+    super({ servers: options.servers, queue: options.queue, name: options.name, maxReconnectAttempts: -1, ...natsConnectionOptions(options.auth) });
     this.queue = options.queue;
     this.drainTimeoutMs = options.drainTimeoutMs ?? 25_000;
     this.verifier = options.auth?.verifier;
@@ -95,7 +95,7 @@ export class DrainingNatsServer extends ServerNats {
   override getPublisher(natsMsg: Msg, id: string, ctx: NatsContext) {
     const publish = super.getPublisher(natsMsg, id, ctx);
     return (response: { isDisposed?: boolean; err?: unknown }) => {
-      const result = publish(response as never);
+      const result: unknown = publish(response);
       if (response.isDisposed || response.err) this.finishers.get(natsMsg)?.();
       return result;
     };

@@ -39,6 +39,7 @@ export class InProcessBus {
   /** Sends a request to the one handler of `subject`; rejects with a {@link BusError}. */
   async request(subject: string, data: unknown, headers: BusHeaders): Promise<unknown> {
     const server = this.servers.find((s) => s.getHandlerByPattern(subject)?.isEventHandler === false);
+    // eslint-disable-next-line @typescript-eslint/only-throw-error -- the bus rejects with a plain BusError, as the NATS transport does
     if (!server) throw { code: 'INTERNAL_ERROR', message: `No handler for ${subject}` } satisfies BusError;
     return wireCopy(await server.handle(subject, wireCopy(data), headers));
   }
@@ -78,10 +79,11 @@ export class InProcessServer extends Server implements CustomTransportStrategy {
   /** Runs the handler of `subject` through Nest's pipes, guards and filters; resolves its last value. */
   async handle(subject: string, data: unknown, headers: BusHeaders): Promise<unknown> {
     const handler = this.getHandlerByPattern(subject);
+    // eslint-disable-next-line @typescript-eslint/only-throw-error -- the bus rejects with a plain BusError, as the NATS transport does
     if (!handler) throw { code: 'INTERNAL_ERROR', message: `No handler for ${subject}` } satisfies BusError;
     return runWithBusHeaders(headers, async () => {
       const result$ = this.transformToObservable(await handler(data, new InProcessContext([subject, headers])));
-      return lastValueFrom(result$, { defaultValue: undefined });
+      return lastValueFrom<unknown, undefined>(result$, { defaultValue: undefined });
     });
   }
 }

@@ -55,7 +55,7 @@ class BillingStandInModule {}
 let nats: TestInfraServer;
 let creds: BusCredentials;
 const apps: Array<{ close(): Promise<void> }> = [];
-const clients: Array<{ close(): Promise<unknown> | unknown }> = [];
+const clients: Array<{ close(): unknown }> = [];
 
 /** A service process as the cluster starts it: its NATS user, the verifying key, both bus interceptors. */
 async function startService(module: object, user: 'memory' | 'billing') {

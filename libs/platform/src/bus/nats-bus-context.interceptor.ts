@@ -15,7 +15,7 @@ import { busHeadersFrom } from './nats-headers';
 export class NatsBusContextInterceptor implements NestInterceptor {
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     if (context.getType() !== 'rpc') return next.handle();
-    const ctx = context.switchToRpc().getContext();
+    const ctx = context.switchToRpc().getContext<unknown>();
     if (!(ctx instanceof NatsContext)) return next.handle();
     const headers = busHeadersFrom(ctx.getHeaders() as MsgHdrs | undefined);
     return new Observable((subscriber) => runWithBusHeaders(headers, () => next.handle().subscribe(subscriber)));

@@ -1,4 +1,4 @@
-import { ClientNats, type ReadPacket, type WritePacket } from '@nestjs/microservices';
+import { ClientNats, type MsPattern, type ReadPacket, type WritePacket } from '@nestjs/microservices';
 import { JSONCodec, type MsgHdrs, type NatsConnection } from 'nats';
 import { BUS_REPLY_GRACE_MS, currentBusHeaders } from './bus-context';
 import type { BusSigner } from './bus-signature';
@@ -36,14 +36,14 @@ export class NatsBusClient extends ClientNats {
    * @param auth this process's NATS user, and the gateway's signing key
    */
   constructor(servers: string[], name: string, private readonly requestTimeoutMs: number, auth: NatsAuthOptions = {}) {
-    super({ servers, name, serializer: new TracingNatsRecordSerializer(auth.signer !== undefined), maxReconnectAttempts: -1, ...natsConnectionOptions(auth) } as never);
+    super({ servers, name, serializer: new TracingNatsRecordSerializer(auth.signer !== undefined), maxReconnectAttempts: -1, ...natsConnectionOptions(auth) });
     this.signer = auth.signer;
   }
 
   protected override publish(partialPacket: ReadPacket, callback: (packet: WritePacket) => void): () => void {
     try {
       const packet = this.assignPacketId(partialPacket);
-      const subject = this.normalizePattern(partialPacket.pattern);
+      const subject = this.normalizePattern(partialPacket.pattern as MsPattern);
       const serialized = this.serializer.serialize(packet) as { data: Uint8Array; headers?: MsgHdrs };
       const onReply = this.createSubscriptionHandler(packet, callback);
       const nc = this.natsClient as unknown as NatsConnection;
@@ -73,7 +73,7 @@ export class NatsBusClient extends ClientNats {
       throw err;
     });
     await this.streamReady;
-    const pattern = this.normalizePattern(packet.pattern);
+    const pattern = this.normalizePattern(packet.pattern as MsPattern);
     const data = packet.data as { eventId?: unknown } | undefined;
     const msgID = typeof data?.eventId === 'string' ? data.eventId : undefined;
     try {

@@ -59,8 +59,8 @@ export const NATS_USERS = Object.keys(REQUESTS);
  */
 export function natsPermissions(process: string): NatsUserPermissions {
   if (!(process in REQUESTS)) throw new Error(`No NATS user for process "${process}"`);
-  const publish = [...REQUESTS[process]!];
-  const subscribe = [...SERVES[process]!, `${natsInboxPrefix(process)}.>`];
+  const publish = [...REQUESTS[process]];
+  const subscribe = [...SERVES[process], `${natsInboxPrefix(process)}.>`];
   const publishes = PUBLISHES_EVENTS[process] ?? [];
   const consumes = CONSUMES_EVENTS[process] ?? [];
   if (publishes.length > 0 || consumes.length > 0) {

@@ -14,7 +14,7 @@ export class TracingNatsRecordSerializer extends NatsRecordSerializer {
   }
 
   override serialize(packet: ReadPacket & { headers?: unknown }): { data: Uint8Array; headers: unknown } {
-    const data = packet?.data;
+    const data: unknown = packet?.data;
     if (data instanceof NatsRecord) return super.serialize(packet) as { data: Uint8Array; headers: unknown };
     const record = new NatsRecordBuilder(data).setHeaders(headersFromContext(this.signing)).build();
     return super.serialize({ ...packet, data: record }) as { data: Uint8Array; headers: unknown };

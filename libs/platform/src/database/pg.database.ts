@@ -49,7 +49,7 @@ export class PgDatabase implements Database {
   }
 
   prismaAdapter(schema: string): SqlDriverAdapterFactory {
-    return new PrismaPg(this.pool, { schema }) as unknown as SqlDriverAdapterFactory;
+    return new PrismaPg(this.pool, { schema });
   }
 
   /** Applies (or, in `verify` mode, checks) the migrations of `schema`; throws naming a pending one. */

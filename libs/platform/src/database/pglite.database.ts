@@ -35,7 +35,7 @@ export class PgliteDatabase implements Database {
 
   prismaAdapter(_schema: string): SqlDriverAdapterFactory {
     // Models carry @@schema, so one adapter over the shared instance serves every service.
-    return new PrismaPGlite(this.pg) as unknown as SqlDriverAdapterFactory;
+    return new PrismaPGlite(this.pg);
   }
 
   async migrate(schema: string, dir: string): Promise<void> {

@@ -168,7 +168,7 @@ export class BullMqJobQueue implements JobQueue {
   process<N extends JobName>(name: N, handler: (data: JobData<N>) => Promise<void>, retry: RetryPolicy = DEFAULT_RETRY): void {
     this.retry.set(name, retry);
     if (this.role === 'producer' || this.closing) return;
-    this.handlers.set(name, handler as Handler);
+    this.handlers.set(name, handler);
     if (this.workers.has(name)) return;
     const worker = new Worker(queueNameOf(name), (job: Job) => this.handle(job), {
       connection: { ...this.connection },

@@ -33,7 +33,7 @@ export class InProcessJobQueue implements JobQueue {
   }
 
   process<N extends JobName>(name: N, handler: (data: JobData<N>) => Promise<void>, retry: RetryPolicy = DEFAULT_RETRY): void {
-    this.handlers.set(name, { handler: handler as (data: never) => Promise<void>, retry });
+    this.handlers.set(name, { handler: handler, retry });
   }
 
   private schedule(job: Pending, delayMs: number): void {

@@ -1,7 +1,6 @@
 import { type CallHandler, type ExecutionContext, Injectable, type NestInterceptor } from '@nestjs/common';
 import { PATTERN_METADATA } from '@nestjs/microservices/constants';
 import { Observable } from 'rxjs';
-import type { connectMicroserviceWith } from './hybrid-microservice';
 import { Metrics } from './metrics';
 
 /**
@@ -11,7 +10,7 @@ import { Metrics } from './metrics';
  */
 export function busSubjectOf(context: ExecutionContext): string {
   const declared: unknown = Reflect.getMetadata(PATTERN_METADATA, context.getHandler());
-  const pattern = Array.isArray(declared) ? declared[0] : declared;
+  const pattern: unknown = Array.isArray(declared) ? declared[0] : declared;
   if (typeof pattern === 'string') return pattern;
   if (pattern !== undefined && pattern !== null) return JSON.stringify(pattern);
   const rpc = context.switchToRpc().getContext<{ getSubject?: () => unknown } | undefined>();
@@ -24,7 +23,7 @@ export function busSubjectOf(context: ExecutionContext): string {
  * `error` when the handler threw or its observable failed) and times it into
  * `agent_memory_bus_handler_duration_seconds{subject}`. Passes HTTP and other contexts through.
  *
- * Apply it to the microservice side of a hybrid app with {@link connectMicroserviceWith}
+ * Apply it to the microservice side of a hybrid app with `connectMicroserviceWith` (hybrid-microservice.ts)
  * (`{ interceptors: [app.get(BusMetricsInterceptor)] }`): an APP_INTERCEPTOR does not reach a
  * microservice connected without `inheritAppConfig`, and `useGlobalInterceptors` on an already
  * connected microservice is ignored.

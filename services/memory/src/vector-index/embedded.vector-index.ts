@@ -187,7 +187,7 @@ export class EmbeddedVectorIndex implements VectorIndex {
 
   async scoreDense(vector: Float32Array, tenantId: string, ids: readonly string[]): Promise<Map<string, number>> {
     const query = this.prepareQueryVector(vector);
-    return this.read(checkTenant(tenantId), new Map(), (index) => {
+    return this.read(checkTenant(tenantId), new Map<string, number>(), (index) => {
       const scores = new Map<string, number>();
       for (const id of ids) {
         const slot = index.slotOf.get(id);
@@ -456,7 +456,7 @@ export class EmbeddedVectorIndex implements VectorIndex {
 
   private hits(index: TenantIndex): VectorHit[] {
     const { slots, scores } = this.topK.drain();
-    const hits: VectorHit[] = new Array(slots.length);
+    const hits: VectorHit[] = new Array<VectorHit>(slots.length);
     for (let i = 0; i < slots.length; i++) hits[i] = { id: index.ids[slots[i]], score: scores[i] };
     return hits;
   }

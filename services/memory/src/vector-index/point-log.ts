@@ -204,7 +204,7 @@ export async function fsyncDirectory(directory: string): Promise<void> {
 }
 
 /** JSON content of `file`, or undefined when it does not exist; throws when it is not JSON. */
-export async function readJson(file: string): Promise<unknown | undefined> {
+export async function readJson(file: string): Promise<unknown> {
   let text: string;
   try {
     text = await fsp.readFile(file, 'utf8');

@@ -78,8 +78,8 @@ if (!QDRANT_URL) {
       const prefix = `${runPrefix}_r${++counter}`;
       const replicas = [1, 2, 3].map(() => new QdrantVectorIndex({ url: QDRANT_URL, apiKey, collectionPrefix: prefix }));
       await Promise.all(replicas.map((r) => r.open({ embedderId: 'race@4', dimension: 4 })));
-      await replicas[0]!.upsert([{ tenant: 't', id: 'm', dense: unit(4, 1), sparse: encodeKeywords('x'), payload: { type: 'fact' } }]);
-      expect(await replicas[2]!.count('t')).toBe(1);
+      await replicas[0].upsert([{ tenant: 't', id: 'm', dense: unit(4, 1), sparse: encodeKeywords('x'), payload: { type: 'fact' } }]);
+      expect(await replicas[2].count('t')).toBe(1);
       await dropCollections(prefix);
     });
 

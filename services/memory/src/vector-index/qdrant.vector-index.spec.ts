@@ -50,6 +50,7 @@ function fakeClient(options: { exists?: boolean; info?: Schemas['CollectionInfo'
         existsCalls++;
         return { exists: existsCalls === 1 ? (options.exists ?? false) : (options.existsAfterError ?? false) };
       case 'createCollection':
+        // eslint-disable-next-line @typescript-eslint/only-throw-error -- the fake throws what the case hands it (a REST error object)
         if (options.createError) throw options.createError;
         return true;
       case 'getCollection':
@@ -136,7 +137,7 @@ describe('BM25 document weights', () => {
     expect(values[1]).toBeCloseTo((3 * 2.2) / (3 + norm), 10);
     // A longer document weighs the same term frequency less.
     const long = bm25DocumentWeights({ indices: [1, 2, 3, 4, 5, 6, 7, 8], values: [1, 1, 1, 1, 1, 1, 1, 1] }, params);
-    expect(long.values[0]).toBeLessThan(values[0]!);
+    expect(long.values[0]).toBeLessThan(values[0]);
     expect(DEFAULT_AVG_DOC_LENGTH).toBe(14);
   });
 });
@@ -168,8 +169,8 @@ describe('QdrantVectorIndex requests (fake client)', () => {
         hnsw_config: { m: 0, payload_m: 16 },
       },
     });
-    expect(calls[3]!.args).toEqual({ field_name: 'record_id', field_schema: { type: 'keyword', is_tenant: true }, wait: true });
-    expect(calls[4]!.args).toEqual({ field_name: 'type', field_schema: 'keyword', wait: true });
+    expect(calls[3].args).toEqual({ field_name: 'record_id', field_schema: { type: 'keyword', is_tenant: true }, wait: true });
+    expect(calls[4].args).toEqual({ field_name: 'type', field_schema: 'keyword', wait: true });
     // Opening again for the same descriptor is a no-op; another descriptor is refused.
     await index.open(DESCRIPTOR);
     expect(calls).toHaveLength(5);
@@ -180,7 +181,7 @@ describe('QdrantVectorIndex requests (fake client)', () => {
     const { client, calls } = fakeClient({ exists: true, info: collectionInfo({ size: 4, distance: 'Cosine' }, true) });
     await new QdrantVectorIndex({ client }).open(DESCRIPTOR);
     expect(calls.map((c) => c.method)).toEqual(['collectionExists', 'getCollection']);
-    expect(calls[0]!.collection).toMatch(/^memories__test-model_4-[0-9a-f]{8}__4$/);
+    expect(calls[0].collection).toMatch(/^memories__test-model_4-[0-9a-f]{8}__4$/);
   });
 
   it('refuses an existing collection of another size or distance with a clear error', async () => {
@@ -234,8 +235,8 @@ describe('QdrantVectorIndex requests (fake client)', () => {
     }
 
     const [upsert, dense, typed, sparse, score, del, delTenant, count] = requests;
-    const point = (upsert!.args!.points as Schemas['PointStruct'][])[0]!;
-    expect(upsert!.args!.wait).toBe(true);
+    const point = (upsert.args!.points as Schemas['PointStruct'][])[0];
+    expect(upsert.args!.wait).toBe(true);
     expect(point.id).toBe(qdrantPointId('rec_A', 'mem_1'));
     expect(point.payload).toEqual({ record_id: 'rec_A', memory_id: 'mem_1', type: 'fact' });
     const vectors = point.vector as { dense: number[]; keywords: { indices: number[]; values: number[] } };
@@ -244,17 +245,17 @@ describe('QdrantVectorIndex requests (fake client)', () => {
     // "red" occurs twice: its BM25 weight is above that of "kite".
     expect(Math.max(...vectors.keywords.values)).toBeGreaterThan(Math.min(...vectors.keywords.values));
 
-    expect(dense!.args).toMatchObject({ using: 'dense', limit: 3, with_payload: ['memory_id'], query: [1, 0, 0, 0] });
-    expect((typed!.args!.filter as { must: unknown[] }).must[1]).toEqual({ key: 'type', match: { any: ['skill', 'episode'] } });
-    expect(sparse!.args).toMatchObject({ using: 'keywords', query: encodeQuery('kite') });
-    expect(score!.args).toMatchObject({ using: 'dense', limit: 2, params: { exact: true } });
-    expect((score!.args!.filter as { must: unknown[] }).must[1]).toEqual({ has_id: [qdrantPointId('rec_A', 'mem_1'), qdrantPointId('rec_A', 'mem_2')] });
-    expect(del!.args).toEqual({
+    expect(dense.args).toMatchObject({ using: 'dense', limit: 3, with_payload: ['memory_id'], query: [1, 0, 0, 0] });
+    expect((typed.args!.filter as { must: unknown[] }).must[1]).toEqual({ key: 'type', match: { any: ['skill', 'episode'] } });
+    expect(sparse.args).toMatchObject({ using: 'keywords', query: encodeQuery('kite') });
+    expect(score.args).toMatchObject({ using: 'dense', limit: 2, params: { exact: true } });
+    expect((score.args!.filter as { must: unknown[] }).must[1]).toEqual({ has_id: [qdrantPointId('rec_A', 'mem_1'), qdrantPointId('rec_A', 'mem_2')] });
+    expect(del.args).toEqual({
       wait: true,
       filter: { must: [TENANT_MUST, { has_id: [qdrantPointId('rec_A', 'mem_1'), qdrantPointId('rec_A', 'mem_2')] }] },
     });
-    expect(delTenant!.args).toEqual({ wait: true, filter: { must: [TENANT_MUST] } });
-    expect(count!.args).toEqual({ filter: { must: [TENANT_MUST] }, exact: true });
+    expect(delTenant.args).toEqual({ wait: true, filter: { must: [TENANT_MUST] } });
+    expect(count.args).toEqual({ filter: { must: [TENANT_MUST] }, exact: true });
   });
 
   it('answers empty searches without a request and drops zero-score sparse hits', async () => {
@@ -297,14 +298,14 @@ describe('QdrantVectorIndex requests (fake client)', () => {
     await index.upsert(Array.from({ length: 5 }, (_, i) => ({ tenant: 't', id: `m${i}`, dense: vec(1, i), sparse: { indices: [], values: [] }, payload: { type: 'fact' as const } })));
     const upserts = calls.slice(setup);
     expect(upserts.map((c) => (c.args!.points as unknown[]).length)).toEqual([2, 2, 1]);
-    expect(Object.keys((upserts[0]!.args!.points as Schemas['PointStruct'][])[0]!.vector as object)).toEqual(['dense']);
+    expect(Object.keys((upserts[0].args!.points as Schemas['PointStruct'][])[0].vector as object)).toEqual(['dense']);
   });
 
   it('uses a fixed collection name when given, and validates names and BM25 options', async () => {
     const { client, calls } = fakeClient();
     const index = new QdrantVectorIndex({ client, collection: 'my_memories' });
     await index.open(DESCRIPTOR);
-    expect(calls[0]!.collection).toBe('my_memories');
+    expect(calls[0].collection).toBe('my_memories');
     expect(() => new QdrantVectorIndex({ client, collection: 'bad name' })).toThrow(/collection name/);
     expect(() => new QdrantVectorIndex({ client, collectionPrefix: 'bad/prefix' })).toThrow(/prefix/);
     expect(() => new QdrantVectorIndex({ client, bm25: { b: 2 } })).toThrow(/BM25/);

@@ -1,20 +1,20 @@
-import { createHash } from 'node:crypto';
 import { QdrantClient, type Schemas } from '@qdrant/js-client-rest';
-import { DEFAULT_BM25, type Bm25Parameters } from './bm25';
+import { bm25DocumentWeights, type Bm25DocumentParameters, DEFAULT_BM25, mergeTerms } from './bm25';
+import { checkDescriptor, checkId, checkSearch, checkTenant } from './port-input';
+import {
+  collectionMismatch,
+  DEFAULT_COLLECTION_PREFIX,
+  DENSE_VECTOR,
+  KEYWORD_VECTOR,
+  MEMORY_ID_FIELD,
+  qdrantCollectionName,
+  qdrantPointId,
+  tenantFilter,
+  TENANT_FIELD,
+  TYPE_FIELD,
+} from './qdrant-collection';
 import type { IndexDescriptor, SparseVector, VectorHit, VectorIndex, VectorPoint, VectorSearch } from './vector-index.port';
 
-/** Name of the dense (cosine) vector of every point. */
-export const DENSE_VECTOR = 'dense';
-/** Name of the sparse vector holding the BM25 document weights of the keyword terms. */
-export const KEYWORD_VECTOR = 'keywords';
-/** Payload field of the tenant (the record id); keyword index with `is_tenant: true`. */
-export const TENANT_FIELD = 'record_id';
-/** Payload field holding the memory id (point ids are UUIDs derived from tenant and memory id). */
-export const MEMORY_ID_FIELD = 'memory_id';
-/** Payload field of the memory type; keyword index, filtered by `VectorSearch.types`. */
-export const TYPE_FIELD = 'type';
-/** Default collection prefix: collections are `memories__<embedder>__<dimension>`. */
-export const DEFAULT_COLLECTION_PREFIX = 'memories';
 /**
  * Assumed average document length (sum of term frequencies) of BM25 length normalisation. Qdrant keeps no
  * per-tenant length statistics, so the document weights are computed client-side against this constant.
@@ -23,9 +23,23 @@ export const DEFAULT_COLLECTION_PREFIX = 'memories';
 export const DEFAULT_AVG_DOC_LENGTH = 14;
 
 /** BM25 parameters of the Qdrant adapter: the embedded index's k1 and b plus the assumed average length. */
-export interface QdrantBm25Parameters extends Bm25Parameters {
-  avgDocLength: number;
-}
+export type QdrantBm25Parameters = Bm25DocumentParameters;
+
+export { bm25DocumentWeights, mergeTerms } from './bm25';
+export {
+  collectionMismatch,
+  DEFAULT_COLLECTION_PREFIX,
+  DENSE_VECTOR,
+  KEYWORD_VECTOR,
+  MEMORY_ID_FIELD,
+  qdrantCollectionName,
+  qdrantPointId,
+  tenantFilter,
+  TENANT_FIELD,
+  TYPE_FIELD,
+} from './qdrant-collection';
+
+type Filter = Schemas['Filter'];
 
 /** The calls of `QdrantClient` this adapter makes; a seam for unit tests that record the requests. */
 export type QdrantIndexClient = Pick<
@@ -54,76 +68,6 @@ export interface QdrantVectorIndexOptions {
   timeoutMs?: number;
   /** Points per upsert request. Default 256. */
   upsertBatchSize?: number;
-}
-
-type Condition = Schemas['Condition'];
-type Filter = Schemas['Filter'];
-
-/** Fixed namespace of the point-id UUIDs (RFC 9562 §5.5, name-based with SHA-1); never change it. */
-const POINT_ID_NAMESPACE = Buffer.from('6f1d3c2a9b7e4d5f8a0c1e2b3d4f5a6b', 'hex');
-
-/**
- * Collection name of an embedder: `<prefix>__<sanitised embedderId>-<8 hex of sha256(embedderId)>__<dimension>`.
- * The sanitised id (characters outside `[A-Za-z0-9_-]` become `_`, at most 100 kept) keeps the name
- * readable; the hash keeps two ids that sanitise alike (`a/b`, `a:b`) apart. Throws on a bad prefix or
- * descriptor. One collection per embedder, named by its model and dimension (docs/configuration.md).
- */
-export function qdrantCollectionName(prefix: string, descriptor: IndexDescriptor): string {
-  if (!/^[A-Za-z0-9_-]{1,64}$/.test(prefix)) throw new Error(`Qdrant collection prefix must match [A-Za-z0-9_-]{1,64}, got ${JSON.stringify(prefix)}`);
-  checkDescriptor(descriptor);
-  const sanitised = descriptor.embedderId.replace(/[^A-Za-z0-9_-]+/g, '_').slice(0, 100);
-  const hash = createHash('sha256').update(descriptor.embedderId, 'utf8').digest('hex').slice(0, 8);
-  return `${prefix}__${sanitised}-${hash}__${descriptor.dimension}`;
-}
-
-/**
- * Qdrant point id of a memory: a version-5 (SHA-1, name-based) UUID of `tenant + NUL + memoryId` in a fixed
- * namespace. Qdrant accepts only UUIDs or unsigned integers as ids; the memory id itself is kept in the
- * payload. The tenant is part of the name because the port lets two tenants hold the same point id
- * (vector-index.contract.ts, "keeps tenants apart ... even for the same point id"). Deterministic: the same
- * pair always gives the same UUID, so an upsert replaces and a delete finds the point.
- */
-export function qdrantPointId(tenant: string, memoryId: string): string {
-  const digest = createHash('sha1').update(POINT_ID_NAMESPACE).update(`${tenant}\u0000${memoryId}`, 'utf8').digest();
-  const bytes = digest.subarray(0, 16);
-  bytes[6] = (bytes[6]! & 0x0f) | 0x50;
-  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
-  const hex = bytes.toString('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-}
-
-/**
- * The filter of every request: `must` the tenant (payload `record_id`), plus `extra` conditions.
- * Payload-based multitenancy (Qdrant docs, "Configure Multitenancy"): no request may go without it.
- */
-export function tenantFilter(tenant: string, ...extra: Condition[]): Filter {
-  checkTenant(tenant);
-  return { must: [{ key: TENANT_FIELD, match: { value: tenant } }, ...extra] };
-}
-
-/**
- * BM25 document weights of a point's terms, so that Qdrant's `idf` modifier completes the BM25 score:
- * weight = tf·(k1+1) / (tf + k1·(1 − b + b·dl/avgdl)), dl = Σ tf. Duplicate term ids are merged, terms with
- * tf ≤ 0 dropped, ids sorted. Same k1 and b as the embedded index (embedded.vector-index.ts, DEFAULT_BM25).
- */
-export function bm25DocumentWeights(sparse: SparseVector, params: QdrantBm25Parameters): SparseVector {
-  const merged = mergeTerms(sparse);
-  let length = 0;
-  for (const tf of merged.values) length += tf;
-  const norm = params.k1 * (1 - params.b + (params.b * length) / params.avgDocLength);
-  return { indices: merged.indices, values: merged.values.map((tf) => (tf * (params.k1 + 1)) / (tf + norm)) };
-}
-
-/** Merges duplicate term ids (summing values), drops values ≤ 0, sorts by id. */
-export function mergeTerms(sparse: SparseVector): SparseVector {
-  checkSparse(sparse);
-  const merged = new Map<number, number>();
-  sparse.indices.forEach((index, j) => {
-    const value = sparse.values[j]!;
-    if (value > 0) merged.set(index, (merged.get(index) ?? 0) + value);
-  });
-  const indices = [...merged.keys()].sort((a, b) => a - b);
-  return { indices, values: indices.map((index) => merged.get(index)!) };
 }
 
 /**
@@ -336,8 +280,7 @@ export class QdrantVectorIndex implements VectorIndex {
 
   /** Shared part of a tenant search; null when the search can have no hit (limit ≤ 0, empty type list). */
   private searchRequest(search: VectorSearch): { filter: Filter; limit: number; with_payload: string[] } | null {
-    checkTenant(search?.tenant);
-    if (typeof search.limit !== 'number' || Number.isNaN(search.limit)) throw new Error('search limit must be a number');
+    checkSearch(search);
     const limit = Math.floor(search.limit);
     if (limit <= 0) return null;
     if (search.types !== undefined && search.types.length === 0) return null;
@@ -366,45 +309,7 @@ export class QdrantVectorIndex implements VectorIndex {
   }
 }
 
-/** What is wrong with an existing collection for `descriptor`, or null when it fits. */
-export function collectionMismatch(info: Schemas['CollectionInfo'], descriptor: IndexDescriptor): string | null {
-  const vectors = info.config.params.vectors;
-  if (!vectors || typeof (vectors as { size?: unknown }).size === 'number') return `it has no named "${DENSE_VECTOR}" vector`;
-  const dense = (vectors as Record<string, Schemas['VectorParams'] | undefined>)[DENSE_VECTOR];
-  if (!dense) return `it has no named "${DENSE_VECTOR}" vector`;
-  if (dense.size !== descriptor.dimension || dense.distance !== 'Cosine') return `its "${DENSE_VECTOR}" vector has size ${dense.size} and distance ${dense.distance}`;
-  const sparse = info.config.params.sparse_vectors?.[KEYWORD_VECTOR];
-  if (!sparse) return `it has no sparse "${KEYWORD_VECTOR}" vector`;
-  if (sparse.modifier !== 'idf') return `its sparse "${KEYWORD_VECTOR}" vector has modifier ${JSON.stringify(sparse.modifier ?? 'none')}`;
-  return null;
-}
-
 function httpStatus(error: unknown): number | undefined {
   const status = (error as { status?: unknown } | null)?.status;
   return typeof status === 'number' ? status : undefined;
-}
-
-function checkDescriptor(descriptor: IndexDescriptor): void {
-  if (!descriptor || typeof descriptor.embedderId !== 'string' || descriptor.embedderId.length === 0) throw new Error('index descriptor needs a non-empty embedderId');
-  if (!Number.isInteger(descriptor.dimension) || descriptor.dimension <= 0) {
-    throw new Error(`index descriptor dimension must be a positive integer, got ${descriptor.dimension}`);
-  }
-}
-
-function checkTenant(tenant: string): void {
-  if (typeof tenant !== 'string' || tenant.length === 0) throw new Error('tenant must be a non-empty string');
-}
-
-function checkId(id: string): void {
-  if (typeof id !== 'string' || id.length === 0) throw new Error('point id must be a non-empty string');
-}
-
-function checkSparse(sparse: SparseVector): void {
-  if (!sparse || !Array.isArray(sparse.indices) || !Array.isArray(sparse.values) || sparse.indices.length !== sparse.values.length) {
-    throw new Error('sparse vector: indices and values must be arrays of equal length');
-  }
-  sparse.indices.forEach((index, j) => {
-    if (!Number.isInteger(index) || index < 0 || index > 0xffffffff) throw new Error(`sparse vector: index ${index} is not an unsigned 32-bit integer`);
-    if (!Number.isFinite(sparse.values[j])) throw new Error(`sparse vector: value ${sparse.values[j]} is not finite`);
-  });
 }
