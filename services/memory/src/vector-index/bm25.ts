@@ -1,5 +1,6 @@
 import type { TenantIndex } from './tenant-index';
 import type { TopK } from './top-k';
+import { checkSparse } from './port-input';
 import type { SparseVector } from './vector-index.port';
 
 /** Okapi BM25 free parameters (Robertson & Zaragoza 2009, §3.4): k1 saturates term frequency, b normalises length. */
@@ -66,4 +67,36 @@ export function scoreBm25(
     scratch[slot] = 0;
     if (score > 0 && (allowed === null || allowed[tenant.types[slot]] === 1)) top.push(score, slot);
   }
+}
+
+/** BM25 parameters of stored document weights: k1 and b plus the average document length they assume. */
+export interface Bm25DocumentParameters extends Bm25Parameters {
+  /** Assumed average document length (sum of term frequencies). */
+  avgDocLength: number;
+}
+
+/**
+ * BM25 document weights of a point's terms, so that Qdrant's `idf` modifier completes the BM25 score:
+ * weight = tf·(k1+1) / (tf + k1·(1 − b + b·dl/avgdl)), dl = Σ tf. Duplicate term ids are merged, terms with
+ * tf ≤ 0 dropped, ids sorted. The same formula as {@link scoreBm25} with a fixed `avgDocLength`; used by
+ * the Qdrant adapter, which stores these weights (qdrant.vector-index.ts).
+ */
+export function bm25DocumentWeights(sparse: SparseVector, params: Bm25DocumentParameters): SparseVector {
+  const merged = mergeTerms(sparse);
+  let length = 0;
+  for (const tf of merged.values) length += tf;
+  const norm = params.k1 * (1 - params.b + (params.b * length) / params.avgDocLength);
+  return { indices: merged.indices, values: merged.values.map((tf) => (tf * (params.k1 + 1)) / (tf + norm)) };
+}
+
+/** Merges duplicate term ids (summing values), drops values ≤ 0, sorts by id. */
+export function mergeTerms(sparse: SparseVector): SparseVector {
+  checkSparse(sparse, 'sparse vector');
+  const merged = new Map<number, number>();
+  sparse.indices.forEach((index, j) => {
+    const value = sparse.values[j];
+    if (value > 0) merged.set(index, (merged.get(index) ?? 0) + value);
+  });
+  const indices = [...merged.keys()].sort((a, b) => a - b);
+  return { indices, values: indices.map((index) => merged.get(index)!) };
 }

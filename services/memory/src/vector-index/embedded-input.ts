@@ -1,53 +1,17 @@
 import type { PreparedPoint } from './tenant-index';
 import type { PayloadTypes } from './tenant-log';
-import type { IndexDescriptor, SparseVector, VectorPoint, VectorSearch } from './vector-index.port';
+import { checkId, checkSparse, checkTenant } from './port-input';
+import type { IndexDescriptor, SparseVector, VectorPoint } from './vector-index.port';
 
 /** Input checks of the embedded index: each throws an `Error` with a clear message. */
 
-export function sameDescriptor(a: IndexDescriptor, b: IndexDescriptor): boolean {
-  return a.embedderId === b.embedderId && a.dimension === b.dimension;
-}
+export { sameDescriptor, checkDescriptor, checkTenant, checkId, checkSearch, checkSparse } from './port-input';
 
 export function mismatchError(directory: string, stored: IndexDescriptor, wanted: IndexDescriptor): Error {
   return new Error(
     `vector index in ${directory} holds vectors of embedder "${stored.embedderId}" (${stored.dimension} dimensions); ` +
       `refusing to open it for "${wanted.embedderId}" (${wanted.dimension} dimensions): re-embed into a new index instead`,
   );
-}
-
-export function checkDescriptor(descriptor: IndexDescriptor): void {
-  if (!descriptor || typeof descriptor.embedderId !== 'string' || descriptor.embedderId.length === 0) {
-    throw new Error('index descriptor needs a non-empty embedderId');
-  }
-  if (!Number.isInteger(descriptor.dimension) || descriptor.dimension <= 0) {
-    throw new Error(`index descriptor dimension must be a positive integer, got ${descriptor.dimension}`);
-  }
-}
-
-export function checkTenant(tenant: string): string {
-  if (typeof tenant !== 'string' || tenant.length === 0) throw new Error('tenant must be a non-empty string');
-  return tenant;
-}
-
-export function checkId(id: string): void {
-  if (typeof id !== 'string' || id.length === 0) throw new Error('point id must be a non-empty string');
-}
-
-export function checkSearch(search: VectorSearch): VectorSearch {
-  checkTenant(search?.tenant);
-  if (typeof search.limit !== 'number' || Number.isNaN(search.limit)) throw new Error('search limit must be a number');
-  return search;
-}
-
-export function checkSparse(sparse: SparseVector, what: string): void {
-  if (!sparse || !Array.isArray(sparse.indices) || !Array.isArray(sparse.values) || sparse.indices.length !== sparse.values.length) {
-    throw new Error(`${what}: indices and values must be arrays of equal length`);
-  }
-  for (let j = 0; j < sparse.indices.length; j++) {
-    const index = sparse.indices[j];
-    if (!Number.isInteger(index) || index < 0 || index > 0xffffffff) throw new Error(`${what}: index ${index} is not an unsigned 32-bit integer`);
-    if (!Number.isFinite(sparse.values[j])) throw new Error(`${what}: value ${sparse.values[j]} is not finite`);
-  }
 }
 
 /** Unit-length copy; a zero vector is allowed for queries (all scores 0) but not for points. */
