@@ -1,5 +1,6 @@
 import type { MemoryType } from '@agent-memory/shared';
 import type { Embedder } from '../embedding/embedder.port';
+import { RetryingLoad } from '../embedding/retrying-load';
 import { dot, normaliseL2 } from '../embedding/vector-math';
 import { embedDocument } from '../recall/document-embedding';
 import type { MemoryTypeClassifier } from './memory-type-classifier.port';
@@ -180,7 +181,7 @@ export type TypeScores = Record<MemoryType, number>;
  * With another embedder the weights above are untested; re-run prototype.memory-type-classifier.spec.ts.
  */
 export class PrototypeMemoryTypeClassifier implements MemoryTypeClassifier {
-  private prototypes?: Promise<Record<MemoryType, Float32Array>>;
+  private readonly prototypes = new RetryingLoad(() => this.buildPrototypes());
 
   constructor(private readonly embedder: Embedder) {}
 
@@ -200,7 +201,7 @@ export class PrototypeMemoryTypeClassifier implements MemoryTypeClassifier {
       throw new Error(`embedding has ${embedding.length} dimensions, the embedder ${this.embedder.id} has ${this.embedder.dimension}`);
     }
     const [prototypes, vector] = await Promise.all([
-      this.getPrototypes(),
+      this.prototypes.get(),
       // Chunked as remember embeds content, so a long memory never reaches the model (or its tokeniser) whole.
       // Unscoped (not cached): the classifier is told no record; remember passes the embedding it made.
       embedding ? Promise.resolve(embedding) : embedDocument(this.embedder, content, {}),
@@ -213,17 +214,6 @@ export class PrototypeMemoryTypeClassifier implements MemoryTypeClassifier {
       scores[type] = dot(vector, prototypes[type]) + CUE_WEIGHT * Math.min(hits, MAX_CUES);
     }
     return scores;
-  }
-
-  private getPrototypes(): Promise<Record<MemoryType, Float32Array>> {
-    if (!this.prototypes) {
-      const building = this.buildPrototypes();
-      this.prototypes = building;
-      building.catch(() => {
-        if (this.prototypes === building) this.prototypes = undefined;
-      });
-    }
-    return this.prototypes;
   }
 
   private async buildPrototypes(): Promise<Record<MemoryType, Float32Array>> {

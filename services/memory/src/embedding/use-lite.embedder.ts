@@ -1,4 +1,5 @@
 import type { EmbedOptions, Embedder } from './embedder.port';
+import { RetryingLoad } from './retrying-load';
 import { type UseLiteTokenizerParts, WindowedUseLiteTokenizer } from './use-lite.tokenizer';
 import { normaliseL2 } from './vector-math';
 
@@ -200,10 +201,9 @@ export class UseLiteEmbedder implements Embedder {
 
   private readonly batchWindowMs: number;
   private readonly maxBatchSize: number;
-  private readonly loadRunner: () => Promise<EmbeddingBatchRunner>;
   private readonly cache: LruCache<Float32Array>;
   private readonly counters: UseLiteEmbedderStats = { modelCalls: 0, textsEmbedded: 0, cacheHits: 0 };
-  private runner?: Promise<EmbeddingBatchRunner>;
+  private readonly runner: RetryingLoad<EmbeddingBatchRunner>;
   private queue: Job[] = [];
   private queuedTexts = 0;
   private timer?: NodeJS.Timeout;
@@ -213,7 +213,7 @@ export class UseLiteEmbedder implements Embedder {
   constructor(options: UseLiteEmbedderOptions = {}) {
     this.batchWindowMs = Math.max(0, options.batchWindowMs ?? 5);
     this.maxBatchSize = Math.max(1, Math.floor(options.maxBatchSize ?? 64));
-    this.loadRunner = options.loadRunner ?? loadUseLiteRunner;
+    this.runner = new RetryingLoad(options.loadRunner ?? loadUseLiteRunner);
     this.cache = new LruCache(Math.max(0, Math.floor(options.cacheSize ?? 2000)));
   }
 
@@ -261,9 +261,8 @@ export class UseLiteEmbedder implements Embedder {
     this.queuedTexts = 0;
     for (const job of queued) job.reject(new Error('UseLiteEmbedder is closed'));
     await this.draining;
-    const runner = await this.runner?.catch(() => undefined);
+    const runner = await this.runner.reset();
     runner?.dispose();
-    this.runner = undefined;
     this.cache.clear();
   }
 
@@ -308,7 +307,7 @@ export class UseLiteEmbedder implements Embedder {
   private async runBatch(batch: Job[]): Promise<void> {
     let runner: EmbeddingBatchRunner;
     try {
-      runner = await this.getRunner();
+      runner = await this.runner.get();
     } catch (error) {
       // Everyone queued was waiting for this load: fail them together rather than reloading per batch.
       const waiting = [...batch, ...this.queue];
@@ -347,18 +346,6 @@ export class UseLiteEmbedder implements Embedder {
         }
       }
     }
-  }
-
-  private getRunner(): Promise<EmbeddingBatchRunner> {
-    if (!this.runner) {
-      const loading = this.loadRunner();
-      this.runner = loading;
-      // Forget a failed load so that the next call retries instead of failing forever.
-      loading.catch(() => {
-        if (this.runner === loading) this.runner = undefined;
-      });
-    }
-    return this.runner;
   }
 
   /** Runs the model on `rows` and caches each vector under its row's key (scoped rows only). */
