@@ -224,7 +224,6 @@ function splitByPunctuation(text: string): RankedSentence[] {
  * length (collapsing whitespace) plus a bounded amount for the window.
  */
 export class ExtractiveSummariser implements Summariser {
-  // eslint-disable-next-line @typescript-eslint/require-await -- async so that a bad `maxChars` rejects (the Summariser port is asynchronous)
   async summarise(content: string, maxChars: number = DEFAULT_MAX_CHARS): Promise<string> {
     if (!Number.isInteger(maxChars) || maxChars < 1) throw new RangeError(`maxChars must be a positive integer, got ${maxChars}`);
     const collapsed = collapseWhitespace(content);
