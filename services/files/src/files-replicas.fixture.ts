@@ -1,8 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type BlobStore, FilesystemBlobStore, InProcessJobQueue, type JobQueue, PgDatabase } from '@agent-memory/platform';
-import { createTestDatabase, HookedBlobStore } from '@agent-memory/testing';
+import { type BlobStore, FilesystemBlobStore, InProcessJobQueue, type JobQueue, type PgDatabase } from '@agent-memory/platform';
+import { HookedBlobStore, openTestPrismaReplicas } from '@agent-memory/testing';
 import { FilesLifecycle } from './files.lifecycle';
 import type { FileQuota } from './persistence/file-quota';
 import { type FilesPrismaClient, openFilesPrisma } from './persistence/prisma';
@@ -54,24 +54,15 @@ export interface FilesReplica {
  * sharing one {@link HookedBlobStore} (hook run `hookRuns` the put). `close` releases everything.
  */
 export async function startFilesReplicas(count: number, hookRuns: 'before' | 'after'): Promise<{ replicas: FilesReplica[]; blobs: HookedBlobStore; close(): Promise<void> }> {
-  const testDb = await createTestDatabase();
+  const { clients, close } = await openTestPrismaReplicas(openFilesPrisma, count, 5);
   const dataDir = mkdtempSync(join(tmpdir(), 'agent-memory-files-replicas-'));
   const blobs = new HookedBlobStore(new FilesystemBlobStore(join(dataDir, 'blobs')), hookRuns);
-  const replicas: FilesReplica[] = [];
-  for (let i = 0; i < count; i++) {
-    const db = new PgDatabase({ connectionString: testDb.url, poolSize: 5 });
-    const prisma = await openFilesPrisma(db);
-    replicas.push({ db, prisma, files: assembleFiles(prisma, blobs, new InProcessJobQueue()) });
-  }
+  const replicas = clients.map(({ db, prisma }): FilesReplica => ({ db, prisma, files: assembleFiles(prisma, blobs, new InProcessJobQueue()) }));
   return {
     replicas,
     blobs,
     async close() {
-      for (const r of replicas) {
-        await r.prisma.$disconnect();
-        await r.db.close();
-      }
-      await testDb.drop();
+      await close();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

@@ -1,8 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FilesystemBlobStore, InProcessJobQueue, PgDatabase } from '@agent-memory/platform';
-import { createTestDatabase, HookedBlobStore } from '@agent-memory/testing';
+import { FilesystemBlobStore, InProcessJobQueue, type PgDatabase } from '@agent-memory/platform';
+import { HookedBlobStore, openTestPrismaReplicas } from '@agent-memory/testing';
 import { PrototypeMemoryTypeClassifier } from '../classification/prototype.memory-type-classifier';
 import { UseLiteEmbedder } from '../embedding/use-lite.embedder';
 import { PrismaMemoryRepository } from '../persistence/prisma-memory.repository';
@@ -40,36 +40,29 @@ export interface MemoryReplicas {
  * S3), all in a new temporary directory. `close` disconnects, drops the database and deletes the directory.
  */
 export async function startMemoryReplicas(count: number): Promise<MemoryReplicas> {
-  const testDb = await createTestDatabase();
+  const { clients, close } = await openTestPrismaReplicas(openMemoryPrisma, count, 5);
   const dataDir = mkdtempSync(join(tmpdir(), 'agent-memory-replicas-'));
   const embedder = new UseLiteEmbedder();
   const index = new EmbeddedVectorIndex({ directory: join(dataDir, 'vectors') });
   await index.open({ embedderId: embedder.id, dimension: embedder.dimension });
   const blobs = new HookedBlobStore(new FilesystemBlobStore(join(dataDir, 'blobs')));
-  const replicas: MemoryReplica[] = [];
-  for (let i = 0; i < count; i++) {
-    const db = new PgDatabase({ connectionString: testDb.url, poolSize: 5 });
-    const prisma = await openMemoryPrisma(db);
+  const replicas = clients.map(({ db, prisma }): MemoryReplica => {
     const repository = new PrismaMemoryRepository(prisma);
     const jobs = new InProcessJobQueue();
     const enrichment = new EnrichMemoryUseCase(repository, null, embedder, index, blobs, jobs);
     const remember = new RememberUseCase(repository, embedder, new PrototypeMemoryTypeClassifier(embedder), new ExtractiveSummariser(), index, blobs, enrichment);
     const purge = new PurgeStoresUseCase(repository, index, blobs, jobs);
-    replicas.push({ db, prisma, repository, remember, purge, purgeRecord: new PurgeRecordUseCase(repository, purge) });
-  }
+    return { db, prisma, repository, remember, purge, purgeRecord: new PurgeRecordUseCase(repository, purge) };
+  });
   return {
     replicas,
     embedder,
     index,
     blobs,
     async close() {
-      for (const r of replicas) {
-        await r.prisma.$disconnect();
-        await r.db.close();
-      }
+      await close();
       await index.close();
       await embedder.close?.();
-      await testDb.drop();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
