@@ -1,4 +1,4 @@
-import { type Database, PgDatabase } from '@agent-memory/platform';
+import { type Database, PgDatabase, PgliteDatabase } from '@agent-memory/platform';
 import { createTestDatabase } from './infra';
 
 /** A service's Prisma Client on a fresh test database, and `close` to release both. */
@@ -47,4 +47,21 @@ export async function openTestPrismaReplicas<C extends { $disconnect(): Promise<
 export async function openTestPrisma<C extends { $disconnect(): Promise<void> }>(open: (db: Database) => Promise<C>, poolSize: number): Promise<TestPrisma<C>> {
   const { clients, close } = await openTestPrismaReplicas(open, 1, poolSize);
   return { prisma: clients[0].prisma, close };
+}
+
+/**
+ * Test fixture: the service's Prisma Client (`open`, which applies its migrations) on a fresh in-memory
+ * embedded PostgreSQL (PGlite, `memory://`: one connection, as standalone runs). `close` disconnects the
+ * client and closes the database.
+ */
+export async function openEmbeddedTestPrisma<C extends { $disconnect(): Promise<void> }>(open: (db: Database) => Promise<C>): Promise<TestPrisma<C>> {
+  const db = await PgliteDatabase.open('memory://');
+  const prisma = await open(db);
+  return {
+    prisma,
+    async close() {
+      await prisma.$disconnect();
+      await db.close();
+    },
+  };
 }

@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { JobData, JobName } from '@agent-memory/shared';
-import { FilesystemBlobStore, InProcessJobQueue, type JobQueue, PgliteDatabase, type RetryPolicy } from '@agent-memory/platform';
+import { FilesystemBlobStore, InProcessJobQueue, type JobQueue, type RetryPolicy } from '@agent-memory/platform';
+import { openEmbeddedTestPrisma } from '@agent-memory/testing';
 import { assembleFiles } from './files-replicas.fixture';
 import { type FilesPrismaClient, openFilesPrisma } from './persistence/prisma';
 
@@ -24,17 +25,15 @@ class FlakyBlobs extends FilesystemBlobStore {
 }
 
 describe('FilesLifecycle (PGlite, in-process queue)', () => {
-  let db: PgliteDatabase;
+  let close: () => Promise<void>;
   let prisma: FilesPrismaClient;
   let dir: string;
   beforeAll(async () => {
-    db = await PgliteDatabase.open('memory://');
-    prisma = await openFilesPrisma(db);
+    ({ prisma, close } = await openEmbeddedTestPrisma(openFilesPrisma));
     dir = mkdtempSync(join(tmpdir(), 'am-files-upkeep-'));
   }, 60_000);
   afterAll(async () => {
-    await prisma.$disconnect();
-    await db.close();
+    await close?.();
     rmSync(dir, { recursive: true, force: true });
   });
 

@@ -1,26 +1,22 @@
 import { newId, randomBase62 } from '@agent-memory/shared';
-import { PgliteDatabase } from '@agent-memory/platform';
+import { openEmbeddedTestPrisma } from '@agent-memory/testing';
 import { seedAgent as seedAgentIn } from '../persistence/agents.fixture';
 import { PrismaAgentsRepository } from '../persistence/prisma-agents.repository';
 import { openAgentsPrisma, type AgentsPrismaClient } from '../persistence/prisma';
 import { AgentKeysUseCases } from './agent-keys.use-cases';
 
 /** Agent keys on a freshly migrated embedded PostgreSQL, with a clock the test moves. */
-let db: PgliteDatabase;
+let close: () => Promise<void>;
 let prisma: AgentsPrismaClient;
 let now = new Date('2026-06-01T12:00:00Z');
 const clock = () => now;
 let keys: AgentKeysUseCases;
 
 beforeAll(async () => {
-  db = await PgliteDatabase.open('memory://');
-  prisma = await openAgentsPrisma(db);
+  ({ prisma, close } = await openEmbeddedTestPrisma(openAgentsPrisma));
   keys = new AgentKeysUseCases(new PrismaAgentsRepository(prisma), 'amk', 3600, clock);
 }, 60_000);
-afterAll(async () => {
-  await prisma?.$disconnect();
-  await db?.close();
-});
+afterAll(() => close?.());
 
 const seedAgent = (environment: 'live' | 'test' = 'live') =>
   seedAgentIn(new PrismaAgentsRepository(prisma), { name: 'a', walletAddress: `0x${'1'.repeat(40)}`, environment, keyCreatedAt: now });

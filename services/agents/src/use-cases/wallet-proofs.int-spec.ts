@@ -1,5 +1,5 @@
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { PgliteDatabase } from '@agent-memory/platform';
+import { openEmbeddedTestPrisma } from '@agent-memory/testing';
 import { PrismaAgentsRepository } from '../persistence/prisma-agents.repository';
 import { openAgentsPrisma, type AgentsPrismaClient } from '../persistence/prisma';
 import { WalletProofsUseCases } from './wallet-proofs.use-cases';
@@ -9,20 +9,16 @@ import { WalletProofsUseCases } from './wallet-proofs.use-cases';
  * embedded PostgreSQL, with a clock the test moves.
  */
 const REALM = { domain: 'memory.example.com', chainId: 8453 };
-let db: PgliteDatabase;
+let close: () => Promise<void>;
 let prisma: AgentsPrismaClient;
 let now = new Date('2026-06-01T12:00:00Z');
 let proofs: WalletProofsUseCases;
 
 beforeAll(async () => {
-  db = await PgliteDatabase.open('memory://');
-  prisma = await openAgentsPrisma(db);
+  ({ prisma, close } = await openEmbeddedTestPrisma(openAgentsPrisma));
   proofs = new WalletProofsUseCases(new PrismaAgentsRepository(prisma), REALM, () => now);
 }, 60_000);
-afterAll(async () => {
-  await prisma?.$disconnect();
-  await db?.close();
-});
+afterAll(() => close?.());
 
 const refused = { code: 'VALIDATION_ERROR', message: expect.stringMatching(/^walletProof: /) };
 

@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { JobData, JobName } from '@agent-memory/shared';
-import { FilesystemBlobStore, InProcessJobQueue, PgliteDatabase, PURGE_RETRY, type RetryPolicy } from '@agent-memory/platform';
+import { FilesystemBlobStore, InProcessJobQueue, PURGE_RETRY, type RetryPolicy } from '@agent-memory/platform';
+import { openEmbeddedTestPrisma } from '@agent-memory/testing';
 import type { MemoryRepository, PurgeTask } from '../persistence/memory.repository';
 import { PrismaMemoryRepository } from '../persistence/prisma-memory.repository';
 import { type MemoryPrismaClient, openMemoryPrisma } from '../persistence/prisma';
@@ -37,17 +38,15 @@ function flakyIndex(): VectorIndex & { failing: boolean; deleted: string[] } {
 }
 
 describe('PurgeStoresUseCase sweep (PGlite purge tasks, in-process queue)', () => {
-  let db: PgliteDatabase;
+  let close: () => Promise<void>;
   let prisma: MemoryPrismaClient;
   let dir: string;
   beforeAll(async () => {
-    db = await PgliteDatabase.open('memory://');
-    prisma = await openMemoryPrisma(db);
+    ({ prisma, close } = await openEmbeddedTestPrisma(openMemoryPrisma));
     dir = mkdtempSync(join(tmpdir(), 'am-purge-sweep-'));
   }, 60_000);
   afterAll(async () => {
-    await prisma.$disconnect();
-    await db.close();
+    await close?.();
     rmSync(dir, { recursive: true, force: true });
   });
 

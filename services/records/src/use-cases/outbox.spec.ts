@@ -1,4 +1,5 @@
-import { type BusClient, PgliteDatabase } from '@agent-memory/platform';
+import { type BusClient } from '@agent-memory/platform';
+import { openEmbeddedTestPrisma } from '@agent-memory/testing';
 import { CreateRecordBodySchema } from '@agent-memory/shared';
 import { PrismaRecordsRepository } from '../persistence/prisma-records.repository';
 import { openRecordsPrisma, type RecordsPrismaClient } from '../persistence/prisma';
@@ -23,19 +24,15 @@ class FakeBus {
 }
 
 describe('record deletion and the outbox (PGlite)', () => {
-  let db: PgliteDatabase;
+  let close: () => Promise<void>;
   let prisma: RecordsPrismaClient;
   let bus: FakeBus;
   let service: { create: CreateRecordUseCase; delete: DeleteRecordUseCase; publishOutbox: PublishOutboxUseCase; cleanupOutbox: CleanUpOutboxUseCase };
 
   beforeAll(async () => {
-    db = await PgliteDatabase.open('memory://');
-    prisma = await openRecordsPrisma(db);
+    ({ prisma, close } = await openEmbeddedTestPrisma(openRecordsPrisma));
   }, 60_000);
-  afterAll(async () => {
-    await prisma.$disconnect();
-    await db.close();
-  });
+  afterAll(() => close?.());
   beforeEach(async () => {
     await prisma.outboxEvent.deleteMany({});
     bus = new FakeBus();

@@ -1,6 +1,5 @@
 import type { WebAuthnCredentialJson } from '@agent-memory/shared';
-import { PgliteDatabase } from '@agent-memory/platform';
-import { createPasskeyDevice, type PasskeyDevice } from '@agent-memory/testing';
+import { createPasskeyDevice, openEmbeddedTestPrisma, type PasskeyDevice } from '@agent-memory/testing';
 import { seedAgent as seedAgentIn } from '../../persistence/agents.fixture';
 import { PrismaAgentsRepository } from '../../persistence/prisma-agents.repository';
 import { PrismaHumansRepository } from '../../persistence/prisma-humans.repository';
@@ -17,7 +16,7 @@ import { SessionsUseCases } from './sessions.use-cases';
  */
 const ORIGIN = 'https://memory.example.com';
 const OPTIONS: PasskeyOptions = { rpId: 'memory.example.com', rpName: 'agent-memory', origins: [ORIGIN], sessionTtlSeconds: 12 * 3600, challengeTtlSeconds: 300 };
-let db: PgliteDatabase;
+let close: () => Promise<void>;
 let prisma: AgentsPrismaClient;
 let now = new Date('2026-06-01T12:00:00Z');
 const clock = () => now;
@@ -26,18 +25,14 @@ let sessions: SessionsUseCases;
 let claims: ClaimsUseCases;
 
 beforeAll(async () => {
-  db = await PgliteDatabase.open('memory://');
-  prisma = await openAgentsPrisma(db);
+  ({ prisma, close } = await openEmbeddedTestPrisma(openAgentsPrisma));
   const humans = new PrismaHumansRepository(prisma);
   const agents = new PrismaAgentsRepository(prisma);
   sessions = new SessionsUseCases(humans, 'amk', OPTIONS, clock);
   passkeys = new PasskeysUseCases(humans, OPTIONS, clock, sessions);
   claims = new ClaimsUseCases(agents, clock, new AgentKeysUseCases(agents, 'amk', 3600, clock));
 }, 60_000);
-afterAll(async () => {
-  await prisma?.$disconnect();
-  await db?.close();
-});
+afterAll(() => close?.());
 
 const asJson = (credential: unknown) => credential as WebAuthnCredentialJson;
 
