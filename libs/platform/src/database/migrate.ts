@@ -17,6 +17,11 @@ export interface MigrationReport {
  * replicas starting together) safe: the second waits, then finds nothing to do. A changed file that was
  * already applied is an error (migrations are append-only). With `dryRun`, nothing is applied and a
  * pending migration is an error (services that must not migrate themselves check with it).
+ *
+ * A comment of an applied file may still be corrected: `<dir>/superseded-checksums.json` lists, per
+ * migration name, the SHA-256 of its earlier texts (`{ "<name>": ["<hex>"] }`). A database that recorded
+ * one of them accepts the file and records its current checksum; the SQL itself must not change
+ * (docs/deployment.md, "Migrations").
  */
 export async function migrate(db: SqlExecutor, schema: string, dir: string, options: { dryRun?: boolean } = {}): Promise<MigrationReport> {
   if (!/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`Invalid schema name ${schema}`);
@@ -33,13 +38,17 @@ export async function migrate(db: SqlExecutor, schema: string, dir: string, opti
     );
     const rows = await db.query<{ name: string; checksum: string }>(`SELECT name, checksum FROM "${schema}"."_migrations"`);
     const done = new Map(rows.map((r) => [r.name, r.checksum]));
+    const superseded = await supersededChecksums(dir);
     const report: MigrationReport = { schema, applied: [], skipped: [] };
     for (const name of names) {
       const sql = await readFile(join(dir, name, 'migration.sql'), 'utf8');
       const checksum = createHash('sha256').update(sql).digest('hex');
       const previous = done.get(name);
       if (previous !== undefined) {
-        if (previous !== checksum) throw new Error(`Migration ${schema}/${name} was changed after it was applied`);
+        if (previous !== checksum) {
+          if (!superseded[name]?.includes(previous)) throw new Error(`Migration ${schema}/${name} was changed after it was applied`);
+          if (!options.dryRun) await db.query(`UPDATE "${schema}"."_migrations" SET checksum = $2 WHERE name = $1`, [name, checksum]);
+        }
         report.skipped.push(name);
         continue;
       }
@@ -59,4 +68,20 @@ export async function migrate(db: SqlExecutor, schema: string, dir: string, opti
   } finally {
     await db.query('SELECT pg_advisory_unlock(hashtext($1))', [lockKey]);
   }
+}
+
+/** Reads `<dir>/superseded-checksums.json` (see {@link migrate}); absent: none. Throws on a malformed file. */
+async function supersededChecksums(dir: string): Promise<Record<string, string[]>> {
+  let text: string;
+  try {
+    text = await readFile(join(dir, 'superseded-checksums.json'), 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return {};
+    throw err;
+  }
+  const parsed: unknown = JSON.parse(text);
+  const valid =
+    typeof parsed === 'object' && parsed !== null && Object.values(parsed).every((v) => Array.isArray(v) && v.every((c) => typeof c === 'string' && /^[0-9a-f]{64}$/.test(c)));
+  if (!valid) throw new Error(`${join(dir, 'superseded-checksums.json')}: expected { "<migration>": ["<sha256 hex>", ...] }`);
+  return parsed as Record<string, string[]>;
 }

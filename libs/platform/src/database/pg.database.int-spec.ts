@@ -50,6 +50,33 @@ describe('PgDatabase migrations', () => {
     }
   });
 
+  it('accepts a corrected comment of an applied migration only when its earlier checksum is listed as superseded', async () => {
+    const { createHash } = await import('node:crypto');
+    const sub = mkdtempSync(join(tmpdir(), 'am-migrations-comment-'));
+    const file = join(sub, '20260101000000_init', 'migration.sql');
+    mkdirSync(join(sub, '20260101000000_init'));
+    const original = '-- Cites a text that is not in the repository.\nCREATE TABLE "cmt"."things" (id text PRIMARY KEY);';
+    writeFileSync(file, original);
+    const db = new PgDatabase({ connectionString: database.url });
+    const verify = new PgDatabase({ connectionString: database.url, migrations: 'verify' });
+    try {
+      await db.runMigrations('cmt', sub);
+      writeFileSync(file, '-- Cites docs/architecture.md.\nCREATE TABLE "cmt"."things" (id text PRIMARY KEY);');
+      await expect(db.runMigrations('cmt', sub)).rejects.toThrow(/was changed after it was applied/);
+      writeFileSync(join(sub, 'superseded-checksums.json'), JSON.stringify({ '20260101000000_init': [createHash('sha256').update(original).digest('hex')] }));
+      await expect(verify.migrate('cmt', sub)).resolves.toBeUndefined();
+      expect((await db.runMigrations('cmt', sub)).skipped).toEqual(['20260101000000_init']);
+      // The current checksum is now the recorded one: the list is no longer needed.
+      rmSync(join(sub, 'superseded-checksums.json'));
+      expect((await db.runMigrations('cmt', sub)).skipped).toEqual(['20260101000000_init']);
+      writeFileSync(join(sub, 'superseded-checksums.json'), '{"20260101000000_init": ["not a checksum"]}');
+      await expect(db.runMigrations('cmt', sub)).rejects.toThrow(/superseded-checksums\.json: expected/);
+    } finally {
+      await Promise.all([db.close(), verify.close()]);
+      rmSync(sub, { recursive: true, force: true });
+    }
+  });
+
   it('serves a Prisma driver adapter on the service schema and answers the readiness ping', async () => {
     const db = new PgDatabase({ connectionString: database.url });
     try {

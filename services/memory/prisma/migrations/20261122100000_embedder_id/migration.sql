@@ -1,4 +1,4 @@
--- Re-embedding after an embedder change (DESIGN.md §1): each memory records which embedder made its
+-- Re-embedding after an embedder change (docs/architecture.md "Processes"): each memory records which embedder made its
 -- vector. Databases created by the first init migration already have the column; this adds it where it is
 -- missing, attributing existing rows to Universal Sentence Encoder lite (`use-lite@512`, the only embedder
 -- before), and indexes the look-up of the rows still to re-embed (embedder_id <> current, in id order).
