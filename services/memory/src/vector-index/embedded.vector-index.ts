@@ -2,24 +2,24 @@ import { promises as fsp } from 'node:fs';
 import { endianness } from 'node:os';
 import * as path from 'node:path';
 import { DEFAULT_BM25, scoreBm25, type Bm25Parameters } from './bm25';
+import { checkOrWriteDescriptor } from './descriptor-file';
 import { lockDirectory, unlockDirectory } from './directory-lock';
 import { DEFAULT_INDEX_MEMORY_BUDGET_BYTES, type EmbeddedIndexStats, type EmbeddedVectorIndexOptions } from './embedded.vector-index.options';
 import { checkDescriptor, checkId, checkSearch, checkSparse, checkTenant, mismatchError, normalised, preparePoint, sameDescriptor } from './embedded-input';
 import { readErasureMarkers, removeErasureMarker } from './erasure-markers';
-import { LEGACY_LOG_FILE, migrateLegacyLog } from './legacy-log.migration';
+import { migrateLegacyLog } from './legacy-log.migration';
+import { LogCompaction } from './log-compaction';
 import { LogWriter } from './log-writer';
-import { deleteLine, fileSize, fsyncDirectory, hasEntries, readJson, TENANTS_DIR, tenantLogPath, upsertLine, writeFileAtomic } from './point-log';
-import { TenantCache, type ResidentTenant } from './tenant-cache';
+import { deleteLine, fsyncDirectory, TENANTS_DIR, tenantLogPath, upsertLine } from './point-log';
+import type { ResidentTenant } from './tenant-cache';
 import type { PreparedPoint, TenantIndex } from './tenant-index';
-import { liveLines, PayloadTypes, replayTenant } from './tenant-log';
+import { PayloadTypes } from './tenant-log';
+import { TenantLoader } from './tenant-loader';
 import { TopK } from './top-k';
 import type { IndexDescriptor, SparseVector, VectorHit, VectorIndex, VectorPoint, VectorSearch } from './vector-index.port';
 
 export { DEFAULT_BM25, TEXTBOOK_BM25, type Bm25Parameters } from './bm25';
 export { DEFAULT_INDEX_MEMORY_BUDGET_BYTES, type EmbeddedIndexStats, type EmbeddedVectorIndexOptions } from './embedded.vector-index.options';
-
-const DESCRIPTOR_FILE = 'descriptor.json';
-const FORMAT = 1;
 
 /**
  * Standalone adapter of {@link VectorIndex} (docs/configuration.md, "Vector index"): exact search in
@@ -49,33 +49,22 @@ const FORMAT = 1;
  * - A failed write or sync makes the instance refuse further writes (the file state is then unknown);
  *   reopen to recover from the logs.
  *
+ * The adapter implements the port (docs/architecture.md, "Ports and adapters") and opens and closes the
+ * directory; it delegates keeping tenants in memory to {@link TenantLoader}, writing the logs to
+ * {@link LogWriter}, and compacting them to {@link LogCompaction}.
+ *
  * Errors: methods other than `open` throw before `open`/after `close`; `open` throws when the directory
  * holds another embedder's vectors, is locked by another live process, or its single old log is corrupt.
  */
 export class EmbeddedVectorIndex implements VectorIndex {
   private readonly directory: string;
   private readonly bm25: Bm25Parameters;
-  private readonly minDeadRecords: number;
-  private readonly minDeadRatio: number;
-  private readonly cache: TenantCache;
+  private readonly tenants: TenantLoader;
   private readonly writer: LogWriter;
+  private readonly compaction: LogCompaction;
 
   private descriptor: IndexDescriptor | null = null;
-  /** Dimension of the open index (kept while opening, when `descriptor` is not yet set). */
-  private dimension = 0;
-  private tornBytesDropped = 0;
-  /** Tenants not in memory whose logs hold dead records: `compact()` rewrites them. */
-  private readonly dirty = new Set<string>();
-  /** Per-tenant chains that serialise loading a tenant with removing or rewriting its log. */
-  private readonly locks = new Map<string, Promise<void>>();
-  /** Tenants with a background compaction queued in the writer (one at a time each). */
-  private readonly compactionQueued = new Set<ResidentTenant>();
   private readonly types = new PayloadTypes();
-  /** Estimated bytes (log sizes) of the tenants being loaded right now, and the peak of resident + loading. */
-  private loadingBytes = 0;
-  /** Tail of the chain that runs tenant loads one at a time. */
-  private loadQueue: Promise<void> = Promise.resolve();
-  private peakBytes = 0;
   private readonly topK = new TopK(16);
   /** BM25 accumulator by slot, shared by all tenants (searches run one at a time), kept zeroed. */
   private scratch = new Float64Array(0);
@@ -83,33 +72,36 @@ export class EmbeddedVectorIndex implements VectorIndex {
   constructor(options: EmbeddedVectorIndexOptions) {
     this.directory = path.resolve(options.directory);
     this.bm25 = { k1: options.bm25?.k1 ?? DEFAULT_BM25.k1, b: options.bm25?.b ?? DEFAULT_BM25.b };
-    this.minDeadRecords = options.compaction?.minDeadRecords ?? 1000;
-    this.minDeadRatio = options.compaction?.minDeadRatio ?? 0.5;
+    const thresholds = { minDeadRecords: options.compaction?.minDeadRecords ?? 1000, minDeadRatio: options.compaction?.minDeadRatio ?? 0.5 };
     const budget = options.memoryBudgetBytes ?? DEFAULT_INDEX_MEMORY_BUDGET_BYTES;
     if (!(this.bm25.k1 >= 0) || !(this.bm25.b >= 0 && this.bm25.b <= 1)) throw new Error(`invalid BM25 parameters k1=${this.bm25.k1} b=${this.bm25.b}`);
     if (!(budget >= 0)) throw new Error(`invalid memory budget ${budget}`);
-    this.cache = new TenantCache(budget);
+    // A tenant handed out for a use may need compacting: queued, not awaited (a read must not wait for the
+    // write queue, nor fail with a compaction).
+    this.tenants = new TenantLoader(this.directory, budget, this.types, (tenant) => this.compaction.schedule(tenant));
     this.writer = new LogWriter(this.directory, (tenant) => this.committed(tenant));
+    this.compaction = new LogCompaction(this.directory, this.writer, this.tenants, this.types, thresholds);
   }
 
   /** Figures since `open`; throws when not open. */
   stats(): EmbeddedIndexStats {
     this.assertOpen();
+    const { cache } = this.tenants;
     let logRecords = 0;
     let livePoints = 0;
-    for (const tenant of this.cache.values()) {
+    for (const tenant of cache.values()) {
       logRecords += tenant.records;
       livePoints += tenant.index.size;
     }
     return {
       logRecords,
       livePoints,
-      tornBytesDropped: this.tornBytesDropped,
+      tornBytesDropped: this.tenants.tornBytesDropped,
       compacted: this.writer.compacted,
-      residentTenants: this.cache.size,
-      residentBytes: this.cache.bytes,
-      memoryBudgetBytes: this.cache.budgetBytes,
-      peakBytes: this.peakBytes,
+      residentTenants: cache.size,
+      residentBytes: cache.bytes,
+      memoryBudgetBytes: cache.budgetBytes,
+      peakBytes: this.tenants.peakBytes,
     };
   }
 
@@ -136,14 +128,14 @@ export class EmbeddedVectorIndex implements VectorIndex {
     if (points.length === 0) return;
     const byTenant = new Map<string, PreparedPoint[]>();
     for (const point of points) {
-      const prepared = preparePoint(point, this.dimension, this.types);
+      const prepared = preparePoint(point, this.descriptor!.dimension, this.types);
       const list = byTenant.get(prepared.tenant);
       if (list) list.push(prepared);
       else byTenant.set(prepared.tenant, [prepared]);
     }
     const pinned: ResidentTenant[] = [];
     try {
-      for (const id of byTenant.keys()) pinned.push((await this.acquire(id, true))!);
+      for (const id of byTenant.keys()) pinned.push((await this.tenants.acquire(id, true))!);
       await Promise.all(
         pinned.map((tenant) => {
           const prepared = byTenant.get(tenant.id)!;
@@ -203,7 +195,7 @@ export class EmbeddedVectorIndex implements VectorIndex {
     const unique = [...new Set(ids)];
     for (const id of unique) checkId(id);
     if (unique.length === 0) return;
-    const tenant = await this.acquire(tenantId, false);
+    const tenant = await this.tenants.acquire(tenantId, false);
     if (!tenant) return;
     try {
       await this.writer.append(
@@ -224,12 +216,10 @@ export class EmbeddedVectorIndex implements VectorIndex {
     checkTenant(tenantId);
     const file = tenantLogPath(this.directory, tenantId);
     await this.writer.job(() =>
-      this.exclusive(tenantId, async () => {
+      this.tenants.exclusive(tenantId, async () => {
         await this.writer.remove(file);
         await removeErasureMarker(this.directory, tenantId);
-        const tenant = this.cache.remove(tenantId);
-        if (tenant) tenant.deleted = true;
-        this.dirty.delete(tenantId);
+        this.tenants.forget(tenantId);
       }),
     );
   }
@@ -242,20 +232,7 @@ export class EmbeddedVectorIndex implements VectorIndex {
   /** Rewrites every log with known dead records to only its live points; waits for pending writes first. */
   async compact(): Promise<void> {
     this.assertOpen();
-    await this.writer.job(async () => {
-      for (const tenant of [...this.cache.values()]) {
-        if (tenant.records > tenant.index.size) await this.rewrite(tenant);
-      }
-      for (const id of [...this.dirty]) {
-        await this.exclusive(id, async () => {
-          // Loaded meanwhile: then it is rewritten as a resident tenant (pinned while it runs).
-          const resident = this.cache.peek(id) ?? (await this.load(id));
-          if (resident && resident.records > resident.index.size) await this.rewrite(resident);
-          else await removeErasureMarker(this.directory, id);
-          this.dirty.delete(id);
-        });
-      }
-    });
+    await this.compaction.compactAll();
   }
 
   async close(): Promise<void> {
@@ -264,67 +241,31 @@ export class EmbeddedVectorIndex implements VectorIndex {
     try {
       await this.writer.close();
     } finally {
-      this.cache.clear();
-      this.dirty.clear();
-      this.compactionQueued.clear();
+      this.tenants.clear();
+      this.compaction.clear();
       await unlockDirectory(this.directory);
     }
   }
 
-  // ---------------------------------------------------------------- opening and loading
+  // ---------------------------------------------------------------- opening
 
+  /** Checks or writes the descriptor, migrates a single old log, reads erasure markers; the directory is locked. */
   private async openFiles(descriptor: IndexDescriptor): Promise<void> {
-    const descriptorPath = path.join(this.directory, DESCRIPTOR_FILE);
-    const stored = await readJson(descriptorPath);
-    if (stored === undefined) {
-      if (((await fileSize(path.join(this.directory, LEGACY_LOG_FILE))) ?? 0) > 0 || (await hasEntries(path.join(this.directory, TENANTS_DIR)))) {
-        throw new Error(`vector index in ${this.directory} has a log but no ${DESCRIPTOR_FILE}; refusing to guess its embedder`);
-      }
-      await writeFileAtomic(
-        descriptorPath,
-        JSON.stringify({ format: FORMAT, embedderId: descriptor.embedderId, dimension: descriptor.dimension }, null, 2) + '\n',
-      );
-    } else {
-      const found = stored as { format?: unknown; embedderId?: unknown; dimension?: unknown };
-      if (typeof found.embedderId !== 'string' || typeof found.dimension !== 'number') {
-        throw new Error(`vector index descriptor ${descriptorPath} is malformed`);
-      }
-      if (found.format !== FORMAT) throw new Error(`vector index in ${this.directory} has format ${String(found.format)}, expected ${FORMAT}`);
-      const existing = { embedderId: found.embedderId, dimension: found.dimension };
-      if (!sameDescriptor(existing, descriptor)) throw mismatchError(this.directory, existing, descriptor);
-    }
-    this.dimension = descriptor.dimension;
-    this.tornBytesDropped = 0;
-    this.peakBytes = 0;
-    this.cache.clear();
-    this.dirty.clear();
+    await checkOrWriteDescriptor(this.directory, descriptor);
+    this.tenants.reset(descriptor.dimension);
     await migrateLegacyLog(this.directory);
     // Tenants whose logs may hold deleted points (persisted: a crash must not forget them).
-    for (const tenant of await readErasureMarkers(this.directory)) this.dirty.add(tenant);
+    for (const tenant of await readErasureMarkers(this.directory)) this.tenants.markDirty(tenant);
     if ((await fsp.mkdir(path.join(this.directory, TENANTS_DIR), { recursive: true, mode: 0o700 })) !== undefined) await fsyncDirectory(this.directory);
     this.writer.reset();
   }
 
-  /**
-   * The tenant's index, loaded if needed, pinned (the caller unpins it). Without `create`, a tenant with
-   * no log gives undefined and nothing is kept in memory.
-   */
-  private async acquire(id: string, create: boolean): Promise<ResidentTenant | undefined> {
-    let tenant = this.cache.get(id);
-    if (!tenant) {
-      tenant = await this.exclusive(id, async () => this.cache.get(id) ?? (await this.load(id, create)));
-      if (!tenant) return undefined;
-    }
-    tenant.pins++;
-    // Queued, not awaited: a read must not wait for the write queue, nor fail with a compaction.
-    this.scheduleCompaction(tenant);
-    return tenant;
-  }
+  // ---------------------------------------------------------------- tenants
 
   /** Runs a read on the tenant's index (or returns `empty` when the tenant has no log). */
   private async read<T>(id: string, empty: T, run: (index: TenantIndex) => T): Promise<T> {
     this.assertOpen();
-    const tenant = await this.acquire(id, false);
+    const tenant = await this.tenants.acquire(id, false);
     if (!tenant) return empty;
     try {
       return run(tenant.index);
@@ -333,114 +274,11 @@ export class EmbeddedVectorIndex implements VectorIndex {
     }
   }
 
-  /**
-   * Replays a tenant's log into a new index and makes it resident; call inside {@link exclusive}. Loads
-   * run one at a time across the index, and each first evicts down to the budget minus its log's size
-   * (an estimate of the index it builds), so concurrent uses of many evicted tenants hold about the
-   * budget plus one tenant, not one rebuilt tenant per request.
-   */
-  private async load(id: string, create = true): Promise<ResidentTenant | undefined> {
-    const previous = this.loadQueue;
-    let release!: () => void;
-    this.loadQueue = new Promise<void>((resolve) => (release = resolve));
-    await previous;
-    try {
-      const peeked = this.cache.get(id);
-      return peeked ?? (await this.loadNow(id, create));
-    } finally {
-      release();
-    }
-  }
-
-  private async loadNow(id: string, create: boolean): Promise<ResidentTenant | undefined> {
-    const file = tenantLogPath(this.directory, id);
-    const estimate = (await fileSize(file)) ?? 0;
-    for (const evicted of this.cache.evict(estimate)) if (evicted.records > evicted.index.size) this.dirty.add(evicted.id);
-    this.loadingBytes += estimate;
-    this.notePeak();
-    let replayed;
-    try {
-      replayed = await replayTenant(file, id, this.dimension, this.types);
-    } finally {
-      this.loadingBytes -= estimate;
-    }
-    const { index, validBytes, records, tornBytes } = replayed;
-    if (records === 0 && tornBytes === 0 && !create) return undefined;
-    this.tornBytesDropped += tornBytes;
-    const tenant: ResidentTenant = { id, index, file, fileBytes: validBytes, records, pins: 0, accounted: 0, deleted: false };
-    if (records > index.size) this.dirty.add(id);
-    this.cache.add(tenant);
-    this.evict();
-    return tenant;
-  }
-
-  /** Rewrites a tenant's log with its live points; runs in the writer. */
-  private async rewrite(tenant: ResidentTenant): Promise<void> {
-    const { index } = tenant;
-    tenant.pins++;
-    try {
-      await this.writer.rewrite(tenant, liveLines(tenant.id, index, this.types));
-      await removeErasureMarker(this.directory, tenant.id);
-      tenant.erasureMarked = false;
-      this.dirty.delete(tenant.id);
-    } finally {
-      tenant.pins--;
-    }
-  }
-
   /** After a commit: account the tenant's new size, schedule its compaction, evict over budget. */
   private committed(tenant: ResidentTenant): void {
-    this.cache.account(tenant);
-    this.scheduleCompaction(tenant);
-    this.evict();
-  }
-
-  /**
-   * Queues a background rewrite of the tenant's log when it meets the thresholds (once per tenant at a
-   * time). Nobody waits for it; a failure before its rename is ignored and retried on a later use.
-   */
-  private scheduleCompaction(tenant: ResidentTenant): void {
-    if (!this.shouldCompact(tenant) || this.compactionQueued.has(tenant)) return;
-    this.compactionQueued.add(tenant);
-    this.writer.urgent(async () => {
-      this.compactionQueued.delete(tenant);
-      await this.compactIfDead(tenant);
-    });
-  }
-
-  /** Rewrites the tenant's log if it is still resident and still meets the thresholds when the job runs (another job may have done it). */
-  private async compactIfDead(tenant: ResidentTenant): Promise<void> {
-    // An evicted tenant is in `dirty`; rewriting it here could race with its reload.
-    if (this.cache.peek(tenant.id) === tenant && this.shouldCompact(tenant)) await this.rewrite(tenant);
-  }
-
-  private shouldCompact(tenant: ResidentTenant): boolean {
-    const dead = tenant.records - tenant.index.size;
-    return !tenant.deleted && dead > 0 && dead >= this.minDeadRecords && dead >= this.minDeadRatio * tenant.records;
-  }
-
-  private evict(): void {
-    for (const tenant of this.cache.evict()) if (tenant.records > tenant.index.size) this.dirty.add(tenant.id);
-    this.notePeak();
-  }
-
-  private notePeak(): void {
-    this.peakBytes = Math.max(this.peakBytes, this.cache.bytes + this.loadingBytes);
-  }
-
-  /** Runs `run` after every earlier `exclusive` of the same tenant has finished. */
-  private async exclusive<T>(tenant: string, run: () => Promise<T>): Promise<T> {
-    const previous = this.locks.get(tenant) ?? Promise.resolve();
-    let release!: () => void;
-    const mine = previous.then(() => new Promise<void>((resolve) => (release = resolve)));
-    this.locks.set(tenant, mine);
-    await previous;
-    try {
-      return await run();
-    } finally {
-      release();
-      if (this.locks.get(tenant) === mine) this.locks.delete(tenant);
-    }
+    this.tenants.cache.account(tenant);
+    this.compaction.schedule(tenant);
+    this.tenants.evict();
   }
 
   // ---------------------------------------------------------------- points and queries
