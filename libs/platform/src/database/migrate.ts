@@ -20,8 +20,8 @@ export interface MigrationReport {
  *
  * A comment of an applied file may still be corrected: `<dir>/superseded-checksums.json` lists, per
  * migration name, the SHA-256 of its earlier texts (`{ "<name>": ["<hex>"] }`). A database that recorded
- * one of them accepts the file and records its current checksum; the SQL itself must not change
- * (docs/deployment.md, "Migrations").
+ * one of them accepts the file and keeps the checksum it recorded (an older release still verifies after
+ * a rollback); the SQL itself must not change (docs/deployment.md, "Migrations").
  */
 export async function migrate(db: SqlExecutor, schema: string, dir: string, options: { dryRun?: boolean } = {}): Promise<MigrationReport> {
   if (!/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`Invalid schema name ${schema}`);
@@ -45,10 +45,8 @@ export async function migrate(db: SqlExecutor, schema: string, dir: string, opti
       const checksum = createHash('sha256').update(sql).digest('hex');
       const previous = done.get(name);
       if (previous !== undefined) {
-        if (previous !== checksum) {
-          if (!superseded[name]?.includes(previous)) throw new Error(`Migration ${schema}/${name} was changed after it was applied`);
-          if (!options.dryRun) await db.query(`UPDATE "${schema}"."_migrations" SET checksum = $2 WHERE name = $1`, [name, checksum]);
-        }
+        // The recorded checksum is kept as it is, so that an older release (with the earlier text) still verifies after a rollback.
+        if (previous !== checksum && !superseded[name]?.includes(previous)) throw new Error(`Migration ${schema}/${name} was changed after it was applied`);
         report.skipped.push(name);
         continue;
       }

@@ -66,9 +66,12 @@ describe('PgDatabase migrations', () => {
       writeFileSync(join(sub, 'superseded-checksums.json'), JSON.stringify({ '20260101000000_init': [createHash('sha256').update(original).digest('hex')] }));
       await expect(verify.migrate('cmt', sub)).resolves.toBeUndefined();
       expect((await db.runMigrations('cmt', sub)).skipped).toEqual(['20260101000000_init']);
-      // The current checksum is now the recorded one: the list is no longer needed.
+      // The recorded checksum stays the earlier one: a rollback to the earlier text still verifies, and the list stays needed.
+      writeFileSync(file, original);
+      await expect(verify.migrate('cmt', sub)).resolves.toBeUndefined();
+      writeFileSync(file, '-- Cites docs/architecture.md.\nCREATE TABLE "cmt"."things" (id text PRIMARY KEY);');
       rmSync(join(sub, 'superseded-checksums.json'));
-      expect((await db.runMigrations('cmt', sub)).skipped).toEqual(['20260101000000_init']);
+      await expect(db.runMigrations('cmt', sub)).rejects.toThrow(/was changed after it was applied/);
       writeFileSync(join(sub, 'superseded-checksums.json'), '{"20260101000000_init": ["not a checksum"]}');
       await expect(db.runMigrations('cmt', sub)).rejects.toThrow(/superseded-checksums\.json: expected/);
     } finally {
