@@ -23,7 +23,6 @@ export * from './jobs/job-queue.port';
 export * from './jobs/periodic-task';
 export * from './jobs/in-process.job-queue';
 export * from './jobs/bullmq.job-queue';
-export * from './validation/message.pipe';
 export * from './validation/zod-format';
 export * from './hashing';
 export * from './private-files';

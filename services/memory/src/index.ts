@@ -1,6 +1,7 @@
 export * from './memory.module';
-export * from './vector-index/vector-index.message-handler';
+export { VectorIndexServiceModule } from './vector-index/vector-index.module';
 export * from './use-cases/check-memories';
+export * from './memory-check.stores';
 
 // Recall, embedding and index building blocks, for the benchmarks (bench/) that measure them outside
 // the service; the service itself reaches them through MemoryModule.

@@ -12,7 +12,7 @@ export type EmbedderConfig =
 export type VectorIndexConfig =
   /** Standalone: the index under `directory`; `memoryBudgetBytes` bounds the tenant indexes kept loaded (embedded.vector-index.ts). */
   | { kind: 'embedded'; directory: string; memoryBudgetBytes?: number }
-  /** Cluster mode without Qdrant: the `vector-index` service over the bus (see vector-index.message-handler.ts). */
+  /** Cluster mode without Qdrant: the `vector-index` service over the bus (see vector-index/vector-index.module.ts). */
   | { kind: 'remote' }
   /** Cluster mode with Qdrant: one collection per embedder, `<collectionPrefix>__<embedder>__<dimension>` (qdrant.vector-index.ts). */
   | { kind: 'qdrant'; url: string; apiKey?: string; collectionPrefix?: string };
