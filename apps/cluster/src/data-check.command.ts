@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { Logger } from '@nestjs/common';
-import { checkFiles, type FileCheckReport, openFilesPrisma } from '@agent-memory/files';
+import { checkFiles, type FileCheckReport, openFilesPrisma, PrismaFilesRepository } from '@agent-memory/files';
 import { type CheckedIndexConfig, checkMemories, type MemoryCheckReport, openMemoryCheckStores } from '@agent-memory/memory';
 import { PgDatabase, S3BlobStore } from '@agent-memory/platform';
 import { loadClusterConfig, s3OptionsOf } from './cluster.config';
@@ -42,7 +42,7 @@ export async function runClusterDataCheck(source: NodeJS.ProcessEnv, args: reado
     const filesPrisma = await openFilesPrisma(db);
     let files: FileCheckReport;
     try {
-      files = await checkFiles(filesPrisma, blobs, logger, { repair: args.includes('--repair') });
+      files = await checkFiles(new PrismaFilesRepository(filesPrisma), blobs, logger, { repair: args.includes('--repair') });
     } finally {
       await filesPrisma.$disconnect();
     }

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { Logger } from '@nestjs/common';
-import { checkFiles, type FileCheckReport, openFilesPrisma } from '@agent-memory/files';
+import { checkFiles, type FileCheckReport, openFilesPrisma, PrismaFilesRepository } from '@agent-memory/files';
 import { checkMemories, type MemoryCheckReport, openMemoryCheckStores } from '@agent-memory/memory';
 import { FilesystemBlobStore, PgliteDatabase } from '@agent-memory/platform';
 import { preparePrivateDataDirectory } from './data-directory';
@@ -39,7 +39,7 @@ export async function checkDataDirectory(env: NodeJS.ProcessEnv, options: { repa
     const filesPrisma = await openFilesPrisma(db);
     let files: FileCheckReport;
     try {
-      files = await checkFiles(filesPrisma, blobs, logger, { repair: options.repair });
+      files = await checkFiles(new PrismaFilesRepository(filesPrisma), blobs, logger, { repair: options.repair });
     } finally {
       await filesPrisma.$disconnect();
     }

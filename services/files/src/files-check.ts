@@ -1,8 +1,7 @@
 import type { Logger } from '@nestjs/common';
 import { type BlobStore, verifyBlob } from '@agent-memory/platform';
-import { checkFileUsage, type FileUsageDrift } from './persistence/file-usage-check';
-import type { FilesPrismaClient } from './persistence/prisma';
-import { PrismaFilesRepository } from './persistence/prisma-files.repository';
+import type { FileUsageDrift } from './persistence/file-usage-check';
+import type { FilesRepository } from './persistence/files.repository';
 
 /** Rows read per batch of {@link checkFiles}. */
 const CHECK_BATCH = 256;
@@ -25,9 +24,10 @@ export interface FileCheckReport {
  * Checks every file and raw blob: row -> blob exists and hashes to `contentHash` (docs/deployment.md,
  * "Checking and repairing a data directory"). Nothing here can be rebuilt: content lives only in the blob
  * store, so damage is reported (and logged, error level). The agents' storage quota counters are compared
- * with the rows and, with `repair`, recomputed from them. Linear in the rows and their bytes.
+ * with the rows and, with `repair`, recomputed from them. Linear in the rows and their bytes. `repository`:
+ * the files repository port (the caller builds the adapter).
  */
-export async function checkFiles(prisma: FilesPrismaClient, blobs: BlobStore, logger?: Logger, options: { repair: boolean } = { repair: false }): Promise<FileCheckReport> {
+export async function checkFiles(repository: Pick<FilesRepository, 'listContent' | 'checkUsage'>, blobs: BlobStore, logger?: Logger, options: { repair: boolean } = { repair: false }): Promise<FileCheckReport> {
   const report: FileCheckReport = { checked: 0, missingBlob: [], hashMismatch: [], usageDrift: [], repairedUsage: 0 };
   const inspect = async (name: string, row: { blobKey: string; contentHash: string }) => {
     report.checked++;
@@ -37,7 +37,6 @@ export async function checkFiles(prisma: FilesPrismaClient, blobs: BlobStore, lo
     if (damage === 'mismatch') report.hashMismatch.push(name);
     if (damage) logger?.error({ file: name, blobKey: row.blobKey, damage }, 'File blob lost or altered');
   };
-  const repository = new PrismaFilesRepository(prisma);
   for (const kind of ['file', 'raw'] as const) {
     let after: { recordId: string; path: string } | undefined;
     for (;;) {
@@ -47,7 +46,7 @@ export async function checkFiles(prisma: FilesPrismaClient, blobs: BlobStore, lo
       after = { recordId: rows[rows.length - 1].recordId, path: rows[rows.length - 1].path };
     }
   }
-  report.usageDrift = await checkFileUsage(prisma, options);
+  report.usageDrift = await repository.checkUsage(options);
   if (report.usageDrift.length > 0) logger?.warn({ agents: report.usageDrift.length, repaired: options.repair }, 'Files storage quota counters differ from the rows');
   if (options.repair) report.repairedUsage = report.usageDrift.length;
   return report;

@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { checkFiles } from './files-check';
+import { PrismaFilesRepository } from './persistence/prisma-files.repository';
 import { assembleFiles } from './files-replicas.fixture';
 import { type FilesPrismaClient, openFilesPrisma } from './persistence/prisma';
 
@@ -37,12 +38,12 @@ describe('data check of the files usage counters', () => {
     // an old replica wrote a file without charging it
     await prisma.$executeRaw`UPDATE "files"."agent_usage" SET file_count = 1, file_bytes = 5 WHERE agent_id = ${agentId}`;
 
-    const found = await checkFiles(prisma, blobs, undefined, { repair: false });
+    const found = await checkFiles(new PrismaFilesRepository(prisma), blobs, undefined, { repair: false });
     expect(found.usageDrift).toEqual([{ agentId, stored: { files: 1, bytes: 5 }, actual: { files: 2, bytes: 10 } }]);
     expect(found.repairedUsage).toBe(0);
-    const repaired = await checkFiles(prisma, blobs, undefined, { repair: true });
+    const repaired = await checkFiles(new PrismaFilesRepository(prisma), blobs, undefined, { repair: true });
     expect(repaired.repairedUsage).toBe(1);
     expect(await prisma.$queryRaw`SELECT file_count::int AS n, file_bytes::int AS b FROM "files"."agent_usage" WHERE agent_id = ${agentId}`).toEqual([{ n: 2, b: 10 }]);
-    expect((await checkFiles(prisma, blobs, undefined, { repair: false })).usageDrift).toEqual([]);
+    expect((await checkFiles(new PrismaFilesRepository(prisma), blobs, undefined, { repair: false })).usageDrift).toEqual([]);
   }, 60_000);
 });

@@ -1,4 +1,5 @@
 import type { IdempotencyKeys, PurgeTaskTable } from '@agent-memory/platform';
+import type { FileUsageDrift } from './file-usage-check';
 
 /** Where a stored file's or raw blob's content lives: its own blob key and the hash it must match. */
 export interface StoredContent {
@@ -62,6 +63,11 @@ export abstract class FilesRepository implements PurgeTaskTable<FilePurgeTask> {
    * (the data check's batches: keyset pagination on the primary key, never an OFFSET).
    */
   abstract listContent(kind: 'file' | 'raw', after: { recordId: string; path: string } | undefined, limit: number): Promise<ListedContent[]>;
+  /**
+   * Agents whose storage quota counters (`files.agent_usage`) differ from their file and raw blob rows;
+   * with `repair` the counters are recomputed from the rows (the data check, docs/deployment.md).
+   */
+  abstract checkUsage(options: { repair: boolean }): Promise<FileUsageDrift[]>;
 
   /**
    * Commits a file write in one transaction: refuses a deleted record (record lock shared, tombstone:

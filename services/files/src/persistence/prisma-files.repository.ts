@@ -1,6 +1,7 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { assertBeforeDeadline, IdempotencyClaimLostError, PrismaIdempotencyStore, RECORD_DELETION_TRANSACTION, RecordTombstones } from '@agent-memory/platform';
 import { chargeFileWrite, DEFAULT_FILE_QUOTA, deleteRecordFilesAndReleaseUsage, FILE_QUOTA, type FileQuota } from './file-quota';
+import { checkFileUsage, type FileUsageDrift } from './file-usage-check';
 import type { FilePurgeTask, FilesRepository, FileWrite, ListedContent, RawBlobWrite, StoredContent, StoredRawBlob } from './files.repository';
 import { Prisma } from './generated/client';
 import { FILES_PRISMA, type FilesPrismaClient } from './prisma';
@@ -35,6 +36,10 @@ export class PrismaFilesRepository implements FilesRepository {
   listContent(kind: 'file' | 'raw', after: { recordId: string; path: string } | undefined, limit: number): Promise<ListedContent[]> {
     const page = { orderBy: [{ recordId: 'asc' as const }, { path: 'asc' as const }], take: limit, ...(after ? { cursor: { recordId_path: after }, skip: 1 } : {}) };
     return kind === 'file' ? this.prisma.file.findMany(page) : this.prisma.rawBlob.findMany(page);
+  }
+
+  checkUsage(options: { repair: boolean }): Promise<FileUsageDrift[]> {
+    return checkFileUsage(this.prisma, options);
   }
 
   async saveFile(w: FileWrite): Promise<void> {

@@ -1,6 +1,7 @@
 import type { IdempotencyKeys, PurgeTaskTable } from '@agent-memory/platform';
 import type { MemoryType } from '@agent-memory/shared';
 import type { MemoryQuota, MemoryUsage } from './memory-quota';
+import type { MemoryUsageDrift } from './memory-usage-check';
 
 /** A memory's metadata row (`memory.memories`): the source of truth; content in the blob store, vector in the index. */
 export interface MemoryRow {
@@ -89,6 +90,11 @@ export abstract class MemoryRepository implements PurgeTaskTable<PurgeTask> {
   abstract listAfter(cursor: string | undefined, limit: number): Promise<MemoryRow[]>;
   /** The number of memory rows of each record that has any. */
   abstract countByRecord(): Promise<Array<{ recordId: string; rows: number }>>;
+  /**
+   * Agents whose storage quota counters (`memory.agent_usage`) differ from their rows; with `repair` the
+   * counters are recomputed from the rows (the data check, docs/deployment.md).
+   */
+  abstract checkUsage(options: { repair: boolean }): Promise<MemoryUsageDrift[]>;
   /** Newest first, at most `perType` of each type. */
   abstract listForContext(recordId: string, types: readonly MemoryType[], perType: number): Promise<MemoryRow[]>;
   /**

@@ -3,6 +3,7 @@ import { advisoryXactLock, assertBeforeDeadline, IdempotencyClaimLostError, Pris
 import { type MemoryType, newId } from '@agent-memory/shared';
 import { Prisma } from './generated/client';
 import { chargeMemoryUsage, DEFAULT_MEMORY_QUOTA, MEMORY_QUOTA, type MemoryQuota, type MemoryUsage, readMemoryUsage, releaseMemoryUsage } from './memory-quota';
+import { checkMemoryUsage, type MemoryUsageDrift } from './memory-usage-check';
 import type { EnrichmentWrite, GuardedWriteOutcome, LockedMemory, MemoryRepository, MemoryRow, PurgeTask, RememberWrite } from './memory.repository';
 import { MEMORY_PRISMA, type MemoryPrismaClient } from './prisma';
 
@@ -68,6 +69,10 @@ export class PrismaMemoryRepository implements MemoryRepository {
   async countByRecord(): Promise<Array<{ recordId: string; rows: number }>> {
     const groups = await this.prisma.memory.groupBy({ by: ['recordId'], _count: { _all: true } });
     return groups.map((g) => ({ recordId: g.recordId, rows: g._count._all }));
+  }
+
+  checkUsage(options: { repair: boolean }): Promise<MemoryUsageDrift[]> {
+    return checkMemoryUsage(this.prisma, options);
   }
 
   /** Newest first, at most `perType` of each type. */

@@ -1,17 +1,9 @@
 import type { Logger } from '@nestjs/common';
 import { type BlobStore, verifyBlob } from '@agent-memory/platform';
 import type { MemoryType } from '@agent-memory/shared';
-import type { Database } from '@agent-memory/platform';
 import type { Embedder } from '../embedding/embedder.port';
-import { OpenAiCompatibleEmbedder } from '../embedding/openai-compatible.embedder';
-import { UseLiteEmbedder } from '../embedding/use-lite.embedder';
-import type { EmbedderConfig } from '../memory.options';
-import { checkMemoryUsage, type MemoryUsageDrift } from '../persistence/memory-usage-check';
+import type { MemoryUsageDrift } from '../persistence/memory-usage-check';
 import type { MemoryRepository } from '../persistence/memory.repository';
-import { PrismaMemoryRepository } from '../persistence/prisma-memory.repository';
-import { type MemoryPrismaClient, openMemoryPrisma } from '../persistence/prisma';
-import { EmbeddedVectorIndex } from '../vector-index/embedded.vector-index';
-import { QdrantVectorIndex } from '../vector-index/qdrant.vector-index';
 import { embedDocument } from '../recall/document-embedding';
 import { encodeKeywords } from '../recall/keyword-encoder';
 import type { VectorIndex } from '../vector-index/vector-index.port';
@@ -37,9 +29,12 @@ export interface MemoryCheckReport {
   repairedUsage: number;
 }
 
-/** The pieces {@link checkMemories} works on: the service's own adapters, opened by the caller. */
+/**
+ * The pieces {@link checkMemories} works on: the service's ports, their adapters opened by the caller
+ * (`openMemoryCheckStores` in memory-check.stores.ts).
+ */
 export interface MemoryCheckStores {
-  prisma: MemoryPrismaClient;
+  repository: Pick<MemoryRepository, 'listAfter' | 'checkUsage'>;
   blobs: BlobStore;
   index: VectorIndex;
   embedder: Embedder;
@@ -55,8 +50,7 @@ export interface MemoryCheckStores {
  * storage quota counters are compared with the rows and, with `repair`, recomputed from them.
  */
 export async function checkMemories(stores: MemoryCheckStores, options: { repair: boolean; logger?: Logger }): Promise<MemoryCheckReport> {
-  const { prisma, blobs, index, embedder } = stores;
-  const repository = new PrismaMemoryRepository(prisma);
+  const { repository, blobs, index, embedder } = stores;
   const report: MemoryCheckReport = { checked: 0, missingBlob: [], hashMismatch: [], missingVector: [], repairedVectors: 0, usageDrift: [], repairedUsage: 0 };
   const probe = new Float32Array(embedder.dimension);
   probe[0] = 1;
@@ -86,7 +80,7 @@ export async function checkMemories(stores: MemoryCheckStores, options: { repair
       }
     }
   }
-  report.usageDrift = await checkMemoryUsage(prisma, options);
+  report.usageDrift = await repository.checkUsage(options);
   if (report.usageDrift.length > 0) options.logger?.warn({ agents: report.usageDrift.length, repaired: options.repair }, 'Memory storage quota counters differ from the rows');
   if (options.repair) report.repairedUsage = report.usageDrift.length;
   return report;
@@ -121,45 +115,4 @@ export async function compareIndexWithDatabase(repository: Pick<MemoryRepository
     logger.error({ records: drifts.length }, 'Vector index and database disagree; run `npm run data:check -- --repair` (standalone) to rebuild the missing vectors');
   }
   return drifts;
-}
-
-/** The configured embedder (as `MemoryModule` builds it). */
-export function createEmbedder(config: EmbedderConfig): Embedder {
-  return config.kind === 'use-lite'
-    ? new UseLiteEmbedder()
-    : new OpenAiCompatibleEmbedder({ baseUrl: config.baseUrl, model: config.model, apiKey: config.apiKey, dimension: config.dimension, timeoutMs: config.timeoutMs });
-}
-
-/** The vector index {@link openMemoryCheckStores} checks: an embedded index's directory (its process stopped) or Qdrant. */
-export type CheckedIndexConfig = { kind: 'embedded'; directory: string } | { kind: 'qdrant'; url: string; apiKey?: string; collectionPrefix?: string };
-
-/**
- * Opens the memory service's stores for {@link checkMemories}, outside the running service: the vector
- * index first (an embedded index's lock file refuses a directory a running process holds, so the check
- * never runs beside it; Qdrant may stay in use), then the memory schema of `db`. `close` releases both.
- */
-export async function openMemoryCheckStores(db: Database, blobs: BlobStore, embedderConfig: EmbedderConfig, indexConfig: CheckedIndexConfig): Promise<MemoryCheckStores & { close(): Promise<void> }> {
-  const embedder = createEmbedder(embedderConfig);
-  const index: VectorIndex =
-    indexConfig.kind === 'embedded'
-      ? new EmbeddedVectorIndex({ directory: indexConfig.directory })
-      : new QdrantVectorIndex({ url: indexConfig.url, apiKey: indexConfig.apiKey, collectionPrefix: indexConfig.collectionPrefix });
-  await index.open({ embedderId: embedder.id, dimension: embedder.dimension });
-  try {
-    const prisma = await openMemoryPrisma(db);
-    return {
-      prisma,
-      blobs,
-      index,
-      embedder,
-      async close() {
-        await prisma.$disconnect();
-        await index.close();
-        await embedder.close?.();
-      },
-    };
-  } catch (err) {
-    await index.close();
-    throw err;
-  }
 }
