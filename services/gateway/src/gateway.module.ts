@@ -13,6 +13,7 @@ import { PaymentProtocol } from './billing/payment-protocol';
 import { PAYMENT_SETTLEMENT, type PaymentSettlement } from './billing/payment-settlement.port';
 import { defaultPaymentOptions } from './billing/payment.options';
 import { UsageRecorder } from './billing/usage-recorder';
+import { GatewayLifecycle } from './gateway.lifecycle';
 import { GATEWAY_OPTIONS, type GatewayOptions } from './gateway.options';
 import { AgentKeysController } from './http/agent-keys.controller';
 import { AgentsController } from './http/agents.controller';
@@ -25,7 +26,7 @@ import { MemoryController } from './http/memory.controller';
 import { PasskeyAuthController } from './http/passkey-auth.controller';
 import { RecordsController } from './http/records.controller';
 import { RequestValidationPipe } from './http/validate';
-import { AgentRateLimitGuard, AnonymousRateLimitGuard, RecordRateLimitGuard } from './rate-limit/rate-limit.guards';
+import { AgentRateLimitGuard, AnonymousRateLimitGuard, HumanRateLimitGuard, RecordRateLimitGuard } from './rate-limit/rate-limit.guards';
 import { RATE_LIMITERS, type RateLimiters, RateLimitService } from './rate-limit/rate-limit.service';
 import { SlidingWindowMemoryLimiter } from './rate-limit/sliding-window';
 
@@ -65,6 +66,7 @@ export class GatewayModule {
         { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },
         { provide: APP_PIPE, useClass: RequestValidationPipe },
         RateLimitService,
+        GatewayLifecycle,
         UsageRecorder,
         AgentAuthenticator,
         AgentKeyGuard,
@@ -73,6 +75,7 @@ export class GatewayModule {
         ClaimedAgentGuard,
         RecordAccessGuard,
         AgentRateLimitGuard,
+        HumanRateLimitGuard,
         AnonymousRateLimitGuard,
         RecordRateLimitGuard,
       ],

@@ -4,7 +4,7 @@ import { ClaimedAgentGuard, HumanSessionGuard } from '../auth/human-session.guar
 import { RecordAccessGuard } from '../auth/record-access.guard';
 import { WalletSignatureGuard } from '../auth/wallet-signature.guard';
 import { PaymentAuthGuard } from '../billing/payment-auth.guard';
-import { AgentRateLimitGuard, AnonymousRateLimitGuard, RecordRateLimitGuard } from '../rate-limit/rate-limit.guards';
+import { AgentRateLimitGuard, AnonymousRateLimitGuard, HumanRateLimitGuard, RecordRateLimitGuard } from '../rate-limit/rate-limit.guards';
 import { AgentKeysController } from './agent-keys.controller';
 import { AgentsController } from './agents.controller';
 import { BillingController } from './billing.controller';
@@ -42,7 +42,7 @@ describe('route kinds', () => {
     expect(guardsOf(RecordsController.prototype.get)).toEqual([AgentKeyGuard, AgentRateLimitGuard, RecordAccessGuard]);
     expect(guardsOf(RecordsController.prototype.create)).toEqual([AgentKeyGuard, AgentRateLimitGuard]);
     expect(guardsOf(BillingController.prototype.topUp)).toEqual([PaymentAuthGuard, AgentKeyGuard, AgentRateLimitGuard]);
-    expect(guardsOf(HumansController.prototype.keys)).toEqual([HumanSessionGuard, ClaimedAgentGuard]);
+    expect(guardsOf(HumansController.prototype.keys)).toEqual([HumanSessionGuard, HumanRateLimitGuard, ClaimedAgentGuard]);
     expect(guardsOf(AgentsController.prototype.create)).toEqual([AnonymousRateLimitGuard]);
     expect(guardsOf(BillingController.prototype.prices)).toEqual([]);
   });

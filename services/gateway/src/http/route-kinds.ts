@@ -7,7 +7,7 @@ import { ClaimedAgentGuard, HumanSessionGuard } from '../auth/human-session.guar
 import { RecordAccessGuard } from '../auth/record-access.guard';
 import { WalletSignatureGuard } from '../auth/wallet-signature.guard';
 import { PaidCall, PaidTopUp, PaymentAuthGuard } from '../billing/payment-auth.guard';
-import { AgentRateLimitGuard, AnonymousRateLimitGuard, type RecordRateClass, RecordRateLimit, RecordRateLimitGuard } from '../rate-limit/rate-limit.guards';
+import { AgentRateLimitGuard, AnonymousRateLimitGuard, HumanRateLimitGuard, type RecordRateClass, RecordRateLimit, RecordRateLimitGuard } from '../rate-limit/rate-limit.guards';
 
 /**
  * The kinds of gateway route. Each states in one place who may call a route, what it costs and which
@@ -82,9 +82,9 @@ export function TopUpRoute(): MethodDecorator {
 
 /**
  * A signed-in human's route (`Authorization: Passkey <session>`; none or invalid: 401), counted per
- * human against the per-agent limit. `claimedAgent`: the route is under `.../agents/:agentId`, and that
+ * human against the per-agent limit (HumanRateLimitGuard). `claimedAgent`: the route is under `.../agents/:agentId`, and that
  * agent must be one the human claimed (else 404); it becomes the request's principal.
  */
 export function HumanRoute(options: { claimedAgent?: boolean } = {}): MethodDecorator {
-  return applyDecorators(kind('human'), UseGuards(HumanSessionGuard, ...(options.claimedAgent ? [ClaimedAgentGuard] : [])), ApiSecurity('passkey'));
+  return applyDecorators(kind('human'), UseGuards(HumanSessionGuard, HumanRateLimitGuard, ...(options.claimedAgent ? [ClaimedAgentGuard] : [])), ApiSecurity('passkey'));
 }

@@ -1,6 +1,6 @@
 import { type CanActivate, type ExecutionContext, Injectable, SetMetadata } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { type GatewayRequest, principalOf } from '../auth/request-context';
+import { type GatewayRequest, humanOf, principalOf } from '../auth/request-context';
 import { RateLimitService } from './rate-limit.service';
 
 /** Per-record policy of a route: `write` (remember, write file) or `query` (recall, context). */
@@ -16,6 +16,22 @@ export class AgentRateLimitGuard implements CanActivate {
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const req = context.switchToHttp().getRequest<GatewayRequest>();
     await this.limits.consume(req, 'agent', principalOf(req).agentId);
+    return true;
+  }
+}
+
+/**
+ * A signed-in human's routes: the same 100 requests per minute as an agent (docs/api.md, "Rate limits"),
+ * counted per human under the agent policy (key `human:<humanId>`). Runs right after HumanSessionGuard,
+ * which sets the human.
+ */
+@Injectable()
+export class HumanRateLimitGuard implements CanActivate {
+  constructor(private readonly limits: RateLimitService) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const req = context.switchToHttp().getRequest<GatewayRequest>();
+    await this.limits.consume(req, 'agent', `human:${humanOf(req).humanId}`);
     return true;
   }
 }

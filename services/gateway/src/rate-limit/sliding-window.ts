@@ -55,7 +55,8 @@ export interface SlidingWindowMemoryOptions {
  * `rate-limiter-flexible` limiter (its `RateLimiterCompatibleAbstract` extension point: `consume` resolves a
  * `RateLimiterRes`, or rejects with one when over the limit), so it plugs in wherever `RateLimiterMemory`
  * did. Each key keeps at most `points` times; keys whose window has emptied are dropped by {@link prune},
- * which runs every window on an unref'd timer. Only `consume`, `get` and `delete` are implemented (the
+ * which runs every window on an unref'd timer that {@link close} stops (the gateway's
+ * lifecycle, ../gateway.lifecycle.ts, closes its limiters at shutdown). Only `consume`, `get` and `delete` are implemented (the
  * gateway uses nothing else); `blockDuration` and `execEvenly` are kept but not used.
  */
 export class SlidingWindowMemoryLimiter extends RateLimiterCompatibleAbstract {
@@ -117,7 +118,7 @@ export class SlidingWindowMemoryLimiter extends RateLimiterCompatibleAbstract {
     return this.log.size;
   }
 
-  /** Stops the pruning timer (it is unref'd, so this is only needed to end a test cleanly). */
+  /** Stops the pruning timer (at the gateway's shutdown; idempotent). */
   close(): void {
     clearInterval(this.pruner);
   }
