@@ -1,5 +1,5 @@
-import { Body, Controller, createParamDecorator, Delete, type ExecutionContext, Get, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
-import { ApiBody, ApiTags } from '@nestjs/swagger';
+import { applyDecorators, Body, Controller, createParamDecorator, Delete, type ExecutionContext, Get, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
+import { ApiBody, ApiQuery, ApiTags } from '@nestjs/swagger';
 import {
   ContextResponseSchema,
   ForgetResponseSchema,
@@ -29,6 +29,18 @@ const ForgetTargetOf = createParamDecorator((_data: unknown, context: ExecutionC
   if (!target.ok) throw new ValidationError(target.message);
   return target.target;
 });
+
+/**
+ * The OpenAPI entries of {@link ForgetTargetOf}'s query parameters (one per ForgetTargetSchema field, none
+ * required: exactly one of them, or the same field in the body), which Swagger cannot see through a custom
+ * parameter decorator.
+ */
+const ApiForgetTargetQuery = () =>
+  applyDecorators(
+    ...Object.keys(ForgetTargetSchema.shape).map((name) =>
+      ApiQuery({ name, type: String, required: false, description: `Forget target by ${name} (exactly one of path or id; or give it in the body)` }),
+    ),
+  );
 
 /** Memories (docs/api.md, "Memories"): paid, 0.05 USD a call, from the agent's balance or by Payment credential (docs/billing.md). */
 @ApiTags('memories')
@@ -68,6 +80,7 @@ export class MemoryController {
   @HttpCode(200)
   @RecordRoute({ price: 'forget', recordLimit: 'write' })
   @ApiBody({ type: ForgetDto, required: false })
+  @ApiForgetTargetQuery()
   forget(@Req() req: GatewayRequest, @Principal() principal: Principal, @Param('recordId') recordId: string, @ForgetTargetOf() target: { path: string } | { id: string }) {
     return this.usage.paid(req, {
       operation: 'forget',
