@@ -229,8 +229,10 @@ export class UsageRecorder {
       );
     } catch (err) {
       // The call succeeded and must not be reported as failed. Nothing was recorded: the payment is completed
-      // on its own, and a replay, which nothing now shows to have charged its write, is refunded; a first
-      // write keeps its payment. The gap in the ledger is logged for reconciliation.
+      // on its own, and the gap in the ledger is logged for reconciliation. The refund below is the billing
+      // service's rule (`mustRefund` in services/billing/src/use-cases/settle-paid-call.use-case.ts) applied
+      // with no ledger entry: the ledger outcome is unknown here, so nothing shows that a replay paid for its
+      // commit, and every replay is refunded; a first write keeps its payment. Change both together.
       this.logger.error({ err, requestId: req.id, challengeId: verified.challengeId, operation: p.operation }, 'Usage could not be recorded');
       await this.completePayment(verified.challengeId, 'settled', settled.reference);
       if (replayed) await this.refund(req, verified.challengeId, principal.agentId, verified.amountMicroUsd, settled.reference);
