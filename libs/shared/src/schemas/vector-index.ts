@@ -29,6 +29,8 @@ export const VectorIndexSearchSparseSchema = z.object({ query: SparseVectorWireS
 export const VectorIndexScoreDenseSchema = z.object({ vector: DenseVectorWireSchema, tenant: TenantSchema, ids: z.array(z.string().min(1).max(64)).max(10_000) });
 export const VectorIndexDeleteSchema = z.object({ tenant: TenantSchema, ids: z.array(z.string().min(1).max(64)).max(10_000) });
 export const VectorIndexTenantSchema = z.object({ tenant: TenantSchema });
+/** `compact` carries nothing (the client sends `{}`). */
+export const VectorIndexCompactSchema = z.object({});
 
 export const VectorHitsReplySchema = z.array(z.object({ id: z.string(), score: z.number() }));
 export const VectorScoresReplySchema = z.array(z.tuple([z.string(), z.number()]));

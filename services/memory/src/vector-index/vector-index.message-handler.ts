@@ -3,6 +3,7 @@ import { BusEdge } from '@agent-memory/platform';
 import { decodeDenseVector, SUBJECTS } from '@agent-memory/shared';
 import { SharedEmbeddedIndex } from './shared-embedded-index';
 import {
+  VectorIndexCompactMessage,
   VectorIndexDeleteMessage,
   VectorIndexOpenMessage,
   VectorIndexScoreDenseMessage,
@@ -64,7 +65,9 @@ export class VectorIndexMessageHandler {
   }
 
   @MessagePattern(SUBJECTS.vectorIndex.compact)
-  async compact() {
+  // the payload is declared even though unused: a handler without one gets the raw message through the
+  // edge's validation pipe, which refuses an undeclared payload
+  async compact(@Payload() _m: VectorIndexCompactMessage) {
     await (await this.shared.ready()).compact();
     return OK;
   }

@@ -1,5 +1,6 @@
 import { messageClass } from '@agent-memory/platform';
 import {
+  VectorIndexCompactSchema,
   VectorIndexDeleteSchema,
   VectorIndexOpenSchema,
   VectorIndexScoreDenseSchema,
@@ -24,5 +25,7 @@ export class VectorIndexSearchSparseMessage extends messageClass(VectorIndexSear
 export class VectorIndexScoreDenseMessage extends messageClass(VectorIndexScoreDenseSchema) {}
 /** `vector-index.v1.delete`: `{ tenant, ids }`, at most 10,000 ids. */
 export class VectorIndexDeleteMessage extends messageClass(VectorIndexDeleteSchema) {}
+/** `vector-index.v1.compact`: `{}` (nothing: every tenant's log is rewritten). */
+export class VectorIndexCompactMessage extends messageClass(VectorIndexCompactSchema) {}
 /** `vector-index.v1.delete-tenant` and `vector-index.v1.count`: `{ tenant }`. */
 export class VectorIndexTenantMessage extends messageClass(VectorIndexTenantSchema) {}
