@@ -8,3 +8,4 @@ export * from './hooked-blob-store';
 export * from './redos';
 export * from './domain-code';
 export * from './test-prisma';
+export * from './seeded-random';

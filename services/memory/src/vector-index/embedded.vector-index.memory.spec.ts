@@ -8,19 +8,11 @@ import { encodeKeywords, encodeQuery } from '../recall/keyword-encoder';
 import { EmbeddedVectorIndex } from './embedded.vector-index';
 import { CONTRACT_DESCRIPTOR } from './vector-index.contract';
 import type { VectorPoint } from './vector-index.port';
+import { seededRandom } from '@agent-memory/testing';
 
 const ROOT = path.resolve(__dirname, '../../../..');
 const CHILD = path.join(__dirname, 'embedded.vector-index.memory-child.ts');
 
-/** Deterministic pseudo-random numbers (mulberry32), so failures reproduce. */
-function random(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function unitVector(next: () => number, dim: number): Float32Array {
   const v = Float32Array.from({ length: dim }, () => next() * 2 - 1);
@@ -52,7 +44,7 @@ describe('EmbeddedVectorIndex memory', () => {
     const index = new EmbeddedVectorIndex({ directory });
     await index.open({ embedderId: 'memory-test', dimension: 512 });
     try {
-      const next = random(1);
+      const next = seededRandom(1);
       await index.upsert([{ tenant: 'tiny', id: 'm', dense: unitVector(next, 512), sparse: encodeKeywords('hi'), payload: { type: 'fact' } }]);
       // One 2-byte memory: its 2 KB vector plus a small constant (was a 64-row matrix, 128 KB).
       expect(index.stats().residentBytes).toBeLessThan(4096);
@@ -84,7 +76,7 @@ describe('EmbeddedVectorIndex memory', () => {
     const index = new EmbeddedVectorIndex({ directory, memoryBudgetBytes: budget });
     await index.open(CONTRACT_DESCRIPTOR);
     try {
-      const next = random(2);
+      const next = seededRandom(2);
       const tenants = Array.from({ length: 40 }, (_, t) => `record-${t}`);
       const points = new Map<string, VectorPoint[]>();
       for (const tenant of tenants) {
@@ -127,7 +119,7 @@ describe('EmbeddedVectorIndex memory', () => {
     const index = new EmbeddedVectorIndex({ directory, memoryBudgetBytes: 1024 });
     await index.open(CONTRACT_DESCRIPTOR);
     try {
-      const next = random(3);
+      const next = seededRandom(3);
       const list = Array.from({ length: 50 }, (_, i) => ({
         tenant: 'big',
         id: `p${i}`,
@@ -146,7 +138,7 @@ describe('EmbeddedVectorIndex memory', () => {
   });
 
   it('splits a single log of an earlier version into per-tenant logs on open, and compact() erases deleted vectors', async () => {
-    const next = random(4);
+    const next = seededRandom(4);
     const line = (record: object) => JSON.stringify(record) + '\n';
     const upsert = (t: string, i: string, text: string) => {
       const dense = unitVector(next, 8);
@@ -186,7 +178,7 @@ describe('EmbeddedVectorIndex memory', () => {
 
   it('starts with a heap smaller than its index files, serves searches on several tenants and accepts writes (child process)', async () => {
     // An index of format 1 (one log) of about 160 MB: 100 tenants × 30 memories × 5,000 distinct terms, 512 dimensions.
-    const next = random(5);
+    const next = seededRandom(5);
     await writeFile(path.join(directory, 'descriptor.json'), JSON.stringify({ format: 1, embedderId: 'memory-test', dimension: 512 }));
     const out = createWriteStream(path.join(directory, 'points.wal.jsonl'));
     const targets: string[] = [];

@@ -8,6 +8,7 @@ import { CONTRACT_DESCRIPTOR, describeVectorIndexContract } from './vector-index
 import { TopK } from './top-k';
 import { tenantLogPath } from './point-log';
 import type { VectorPoint } from './vector-index.port';
+import { seededRandom } from '@agent-memory/testing';
 
 /** The log of tenant t1 (one log per tenant). */
 const LOG = (directory: string) => tenantLogPath(directory, 't1');
@@ -25,15 +26,6 @@ describeVectorIndexContract('EmbeddedVectorIndex', async () => {
   };
 });
 
-/** Deterministic pseudo-random numbers (mulberry32), so failures reproduce. */
-function random(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function randomVector(next: () => number, dim = CONTRACT_DESCRIPTOR.dimension): Float32Array {
   const v = Float32Array.from({ length: dim }, () => next() * 2 - 1);
@@ -79,7 +71,7 @@ describe('EmbeddedVectorIndex (embedded only)', () => {
   });
 
   it('ignores a torn last log line on reopen, and appends cleanly after it', async () => {
-    const next = random(1);
+    const next = seededRandom(1);
     let index = await openIndex();
     await index.upsert([point('a', randomVector(next)), point('b', randomVector(next))]);
     await index.close();
@@ -100,7 +92,7 @@ describe('EmbeddedVectorIndex (embedded only)', () => {
 
   it('drops a torn tail made of several damaged lines (e.g. zero-filled blocks)', async () => {
     let index = await openIndex();
-    await index.upsert([point('a', randomVector(random(2)))]);
+    await index.upsert([point('a', randomVector(seededRandom(2)))]);
     await index.close();
     await appendFile(LOG(directory), Buffer.concat([Buffer.from('{"o":"u","t":\n'), Buffer.alloc(100)]));
     index = await openIndex();
@@ -109,7 +101,7 @@ describe('EmbeddedVectorIndex (embedded only)', () => {
 
   it('refuses a log whose damage is followed by valid records (corruption, not a crash)', async () => {
     const index = await openIndex();
-    await index.upsert([point('a', randomVector(random(3)))]);
+    await index.upsert([point('a', randomVector(seededRandom(3)))]);
     await index.close();
     const log = LOG(directory);
     const valid = await readFile(log, 'utf8');
@@ -117,11 +109,11 @@ describe('EmbeddedVectorIndex (embedded only)', () => {
     // Logs are read when their tenant is first used: that use fails, and keeps failing.
     const reopened = await openIndex();
     await expect(reopened.count('t1')).rejects.toThrow(/corrupt at byte 0/);
-    await expect(reopened.searchDense(randomVector(random(3)), { tenant: 't1', limit: 1 })).rejects.toThrow(/corrupt at byte 0/);
+    await expect(reopened.searchDense(randomVector(seededRandom(3)), { tenant: 't1', limit: 1 })).rejects.toThrow(/corrupt at byte 0/);
   });
 
   it('compacts a log when its tenant is loaded, to exactly the live points, with their latest content', async () => {
-    const next = random(4);
+    const next = seededRandom(4);
     let index = await openIndex();
     await index.upsert(Array.from({ length: 10 }, (_, i) => point(`p${i}`, randomVector(next), `first version ${i}`)));
     const replaced = randomVector(next);
@@ -154,7 +146,7 @@ describe('EmbeddedVectorIndex (embedded only)', () => {
 
   it('does not compact a log that is mostly live', async () => {
     let index = await openIndex({ compaction: { minDeadRecords: 1, minDeadRatio: 0.5 } });
-    const next = random(5);
+    const next = seededRandom(5);
     await index.upsert(Array.from({ length: 10 }, (_, i) => point(`p${i}`, randomVector(next))));
     await index.delete('t1', ['p0']);
     await index.close();
@@ -164,7 +156,7 @@ describe('EmbeddedVectorIndex (embedded only)', () => {
   });
 
   it('compacts on demand while writes are in flight, losing none', async () => {
-    const next = random(6);
+    const next = seededRandom(6);
     let index = await openIndex();
     await index.upsert(Array.from({ length: 20 }, (_, i) => point(`p${i}`, randomVector(next))));
     await index.delete('t1', ['p0', 'p1']);
@@ -181,7 +173,7 @@ describe('EmbeddedVectorIndex (embedded only)', () => {
   });
 
   it('compacts in the background while open once the log is mostly dead', async () => {
-    const next = random(14);
+    const next = seededRandom(14);
     let index = await openIndex({ compaction: { minDeadRecords: 10, minDeadRatio: 0.5 } });
     for (let round = 0; round < 5; round++) {
       await index.upsert(Array.from({ length: 10 }, (_, i) => point(`p${i}`, randomVector(next), `round ${round}`)));
@@ -200,7 +192,7 @@ describe('EmbeddedVectorIndex (embedded only)', () => {
 
   it('ignores a leftover compaction file from a crash before its rename', async () => {
     let index = await openIndex();
-    await index.upsert([point('a', randomVector(random(7)))]);
+    await index.upsert([point('a', randomVector(seededRandom(7)))]);
     await index.close();
     await writeFile(`${LOG(directory)}.compact`, '{"o":"u","t":"t1","i":"ghost"');
     index = await openIndex();
@@ -208,7 +200,7 @@ describe('EmbeddedVectorIndex (embedded only)', () => {
   });
 
   it('commits concurrent writes together and keeps them all', async () => {
-    const next = random(8);
+    const next = seededRandom(8);
     let index = await openIndex();
     await Promise.all(Array.from({ length: 50 }, (_, i) => index.upsert([point(`p${i}`, randomVector(next))])));
     await Promise.all([index.delete('t1', ['p0']), index.upsert([point('p0', randomVector(next))]), index.delete('t1', ['p1'])]);
@@ -229,13 +221,13 @@ describe('EmbeddedVectorIndex (embedded only)', () => {
     await expect(index.count('t1')).rejects.toThrow(/not open/);
     await index.open(CONTRACT_DESCRIPTOR);
     await index.close();
-    await expect(index.upsert([point('a', randomVector(random(9)))])).rejects.toThrow(/not open/);
+    await expect(index.upsert([point('a', randomVector(seededRandom(9)))])).rejects.toThrow(/not open/);
   });
 
   it('uses k1 = 1.2, b = 0.3 unless told otherwise', async () => {
     expect(DEFAULT_BM25).toEqual({ k1: 1.2, b: 0.3 });
     const index = await openIndex();
-    const next = random(12);
+    const next = seededRandom(12);
     const sparse = (tf: number, len: number) => ({ indices: [7, 8], values: [tf, len - tf] });
     await index.upsert([
       { tenant: 't1', id: 'short', dense: randomVector(next), sparse: sparse(1, 2), payload: { type: 'fact' } },
@@ -250,7 +242,7 @@ describe('EmbeddedVectorIndex (embedded only)', () => {
   });
 
   it('returns the same top k as a full sort, after deletes moved points around', async () => {
-    const next = random(10);
+    const next = seededRandom(10);
     const index = await openIndex();
     const vectors = new Map<string, Float32Array>();
     for (let i = 0; i < 400; i++) vectors.set(`p${i}`, randomVector(next));
@@ -270,7 +262,7 @@ describe('EmbeddedVectorIndex (embedded only)', () => {
 
   it('computes Okapi BM25 exactly (k1 = 1.2, b = 0.75, IDF = ln(1 + (N - df + 0.5)/(df + 0.5)))', async () => {
     const index = await openIndex({ bm25: TEXTBOOK_BM25 });
-    const next = random(11);
+    const next = seededRandom(11);
     const sparse = (pairs: [number, number][]) => ({ indices: pairs.map((p) => p[0]), values: pairs.map((p) => p[1]) });
     await index.upsert([
       { tenant: 't1', id: 'd1', dense: randomVector(next), sparse: sparse([[1, 2], [2, 1]]), payload: { type: 'fact' } },
@@ -351,7 +343,7 @@ describe('EmbeddedVectorIndex crash', () => {
       const index = new EmbeddedVectorIndex({ directory });
       await index.open(CONTRACT_DESCRIPTOR);
       try {
-        const found = await index.scoreDense(randomVector(random(13)), 't1', acknowledged);
+        const found = await index.scoreDense(randomVector(seededRandom(13)), 't1', acknowledged);
         expect(found.size).toBe(acknowledged.length);
         expect(await index.count('t1')).toBeGreaterThanOrEqual(acknowledged.length);
       } finally {

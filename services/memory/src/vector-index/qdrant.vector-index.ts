@@ -26,18 +26,8 @@ export const DEFAULT_AVG_DOC_LENGTH = 14;
 export type QdrantBm25Parameters = Bm25DocumentParameters;
 
 export { bm25DocumentWeights, mergeTerms } from './bm25';
-export {
-  collectionMismatch,
-  DEFAULT_COLLECTION_PREFIX,
-  DENSE_VECTOR,
-  KEYWORD_VECTOR,
-  MEMORY_ID_FIELD,
-  qdrantCollectionName,
-  qdrantPointId,
-  tenantFilter,
-  TENANT_FIELD,
-  TYPE_FIELD,
-} from './qdrant-collection';
+/** The collection layout (names, point ids, payload fields, tenant filter), for the adapter's importers. */
+export * from './qdrant-collection';
 
 type Filter = Schemas['Filter'];
 

@@ -1,16 +1,8 @@
 import { DEFAULT_BM25, scoreBm25 } from './bm25';
 import { TenantIndex } from './tenant-index';
 import { TopK } from './top-k';
+import { seededRandom } from '@agent-memory/testing';
 
-/** Deterministic pseudo-random numbers (mulberry32), so failures reproduce. */
-function random(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Doc {
   dense: Float32Array;
@@ -47,7 +39,7 @@ function referenceBm25(docs: Map<string, Doc>, query: number[]): Map<string, num
 
 describe('TenantIndex', () => {
   it('matches a plain-map BM25 and dense scan through upserts, replacements, deletes and repacks', () => {
-    const next = random(21);
+    const next = seededRandom(21);
     const dim = 4;
     const index = new TenantIndex(dim);
     const docs = new Map<string, Doc>();
