@@ -46,12 +46,18 @@ export class OpsHealthIndicators implements OnModuleInit, OnModuleDestroy {
     this.loopDelay.disable();
   }
 
+  /** Whether a liveness probe was answered yet: the first one opens the window of stalls that count. */
+  private probed = false;
+
   /**
    * Liveness: `up` with `maxDelayMs`, the longest event-loop stall since the previous call (ms), or
    * `down` when that exceeded `livenessMaxEventLoopDelayMs`. Answering at all already proves the loop turns.
+   * The first call opens the window: stalls before it belong to start-up (a memory process loads its models
+   * synchronously, several seconds on a loaded machine) and do not fail liveness; readiness covers start-up.
    */
   eventLoop(): HealthIndicatorResult<'eventLoop'> {
-    const maxDelayMs = Math.round(this.loopDelay.max / 1e6);
+    const maxDelayMs = this.probed ? Math.round(this.loopDelay.max / 1e6) : 0;
+    this.probed = true;
     this.loopDelay.reset();
     const session = this.indicators.check('eventLoop');
     return maxDelayMs > this.options.livenessMaxEventLoopDelayMs
