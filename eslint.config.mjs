@@ -33,8 +33,11 @@ function depConstraints(testFiles) {
     { sourceTag: 'type:testing', onlyDependOnLibsWithTags: [...LIBS, 'type:testing'] },
     { sourceTag: 'type:service', onlyDependOnLibsWithTags: [...LIBS, ...testing] },
     { sourceTag: 'type:app', onlyDependOnLibsWithTags: [...LIBS, 'type:service', ...testing] },
-    { sourceTag: 'type:test', onlyDependOnLibsWithTags: [...LIBS, 'type:service', 'type:app', 'type:testing', 'type:test'] },
-    { sourceTag: 'type:bench', onlyDependOnLibsWithTags: [...LIBS, 'type:service', 'type:app', 'type:testing', 'type:test'] },
+    // the clients reach the service over HTTP only: the TypeScript SDK reads the contracts; the CLI (and its MCP server) the SDK
+    { sourceTag: 'type:client', onlyDependOnLibsWithTags: ['type:contracts', 'type:client', ...testing, ...(testFiles ? ['type:test'] : [])] },
+    { sourceTag: 'type:cli', onlyDependOnLibsWithTags: ['type:contracts', 'type:client', 'type:cli', ...testing, ...(testFiles ? ['type:test'] : [])] },
+    { sourceTag: 'type:test', onlyDependOnLibsWithTags: [...LIBS, 'type:service', 'type:app', 'type:testing', 'type:test', 'type:client', 'type:cli'] },
+    { sourceTag: 'type:bench', onlyDependOnLibsWithTags: [...LIBS, 'type:service', 'type:app', 'type:testing', 'type:test', 'type:client'] },
   ];
 }
 

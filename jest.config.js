@@ -7,7 +7,7 @@ module.exports = {
   // content-disposition (under @fastify/static) and mppx ship only ESM; Jest on Node 20 cannot require them untransformed.
   transformIgnorePatterns: ['/node_modules/(?!content-disposition/|mppx/)'],
   moduleNameMapper: pathsToModuleNameMapper(),
-  testMatch: ['<rootDir>/{libs,services,apps,test}/**/*.{spec,int-spec,e2e-spec}.ts'],
+  testMatch: ['<rootDir>/{libs,services,apps,test,clients}/**/*.{spec,int-spec,e2e-spec}.ts'],
   testPathIgnorePatterns: ['/node_modules/', '/dist/', '/data/'],
   maxWorkers: 2,
   testTimeout: 60000,

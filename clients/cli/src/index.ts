@@ -1,0 +1,2 @@
+/** The agent-memory CLI (placeholder until the CLI lands). */
+export {};

@@ -1,0 +1,2 @@
+/** The agent-memory TypeScript client (placeholder until the SDK lands). */
+export {};
