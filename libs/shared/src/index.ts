@@ -7,6 +7,7 @@ export * from './prices';
 export * from './subjects';
 export * from './jobs';
 export * from './schemas/common';
+export * from './schemas/list-cursor';
 export * from './schemas/agents';
 export * from './schemas/records';
 export * from './schemas/memories';

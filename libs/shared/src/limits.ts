@@ -16,6 +16,10 @@ export const LIMITS = {
   idempotencyKey: { min: 1, max: 255 },
   listRecords: { defaultLimit: 20, maxLimit: 100 },
   contextPerType: { default: 50, max: 200 },
+  /** List memories (keyset pages, docs/api.md "Pagination"); a page also stops at `pageJsonBytes` of memory JSON. */
+  listMemories: { default: 50, max: 200, pageJsonBytes: 4 * 1024 * 1024 },
+  /** List files (keyset pages of metadata, docs/api.md "Pagination"). */
+  listFiles: { default: 100, max: 1000 },
 } as const;
 
 /** Rate limits per 60-second window (docs/api.md, "Rate limits"). */

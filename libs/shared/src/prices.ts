@@ -15,6 +15,8 @@ export const PRICE_LIST_MICRO_USD: Readonly<Record<PaidOperation, number>> = {
   read_file: 50_000,
   write_file: 50_000,
   context: 50_000,
+  /** A page of list memories: it answers memories with their content, as context does (docs/api.md, "Endpoints"). */
+  list_memories: 50_000,
 };
 
 /** A paid route (docs/api.md, "Endpoints"): what it is called, where it lives, its price unit. */
@@ -33,6 +35,7 @@ export const PAID_ROUTES: readonly PaidRoute[] = [
   { operation: 'read_file', method: 'GET', path: '/api/v1/records/{recordId}/read', unit: 'file' },
   { operation: 'write_file', method: 'POST', path: '/api/v1/records/{recordId}/write', unit: 'file' },
   { operation: 'context', method: 'GET', path: '/api/v1/records/{recordId}/context', unit: 'request' },
+  { operation: 'list_memories', method: 'GET', path: '/api/v1/records/{recordId}/memories', unit: 'page' },
 ];
 
 /**

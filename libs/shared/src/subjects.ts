@@ -45,12 +45,16 @@ export const SUBJECTS = {
     recall: 'memory.v1.recall',
     forget: 'memory.v1.forget',
     context: 'memory.v1.context',
+    /** One keyset page of a record's memories in path order (docs/api.md, "List memories"). */
+    list: 'memory.v1.list',
   },
   files: {
     write: 'files.v1.write',
     read: 'files.v1.read',
     rawPut: 'files.v1.raw-put',
     rawGet: 'files.v1.raw-get',
+    /** One keyset page of a record's files (metadata) in path order (docs/api.md, "List files"). */
+    list: 'files.v1.list',
   },
   billing: {
     recordUsage: 'billing.v1.record-usage',

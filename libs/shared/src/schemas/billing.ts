@@ -5,7 +5,7 @@ import { KeyEnvironmentSchema, WalletAddressSchema } from './agents';
 import { AgentIdSchema, CommitIdSchema, queryInt, RecordIdSchema, TimestampSchema } from './common';
 
 /** Paid operations (docs/billing.md, "Prices"). */
-export const PAID_OPERATIONS = ['recall', 'remember', 'forget', 'read_file', 'write_file', 'context'] as const;
+export const PAID_OPERATIONS = ['recall', 'remember', 'forget', 'read_file', 'write_file', 'context', 'list_memories'] as const;
 export const PaidOperationSchema = z.enum(PAID_OPERATIONS);
 export type PaidOperation = z.infer<typeof PaidOperationSchema>;
 

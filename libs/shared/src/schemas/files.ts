@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { LIMITS } from '../limits';
-import { AgentIdSchema, CommitIdSchema, IdempotencyKeySchema, RecordIdSchema, StoragePathSchema, utf8Bytes } from './common';
+import { AgentIdSchema, CommitIdSchema, IdempotencyKeySchema, queryInt, RecordIdSchema, StoragePathSchema, TimestampSchema, utf8Bytes } from './common';
+import { ListCursorSchema, PathPrefixSchema } from './list-cursor';
 
 /** File content: at most 1 MB of UTF-8 text (docs/api.md, "Files"); empty files are allowed. */
 export const FileContentSchema = z.string().refine((s) => utf8Bytes(s) <= LIMITS.fileContentBytes.max, {
@@ -36,6 +37,29 @@ export const RawGetQuerySchema = z.strictObject({ path: StoragePathSchema });
 export const RawGetResponseSchema = z.object({ path: z.string(), content: z.string(), contentType: z.string() });
 export type RawGetResponse = z.infer<typeof RawGetResponseSchema>;
 
+/**
+ * GET /api/v1/records/{id}/files query (docs/api.md, "List files"): a keyset page of file metadata in path
+ * order. `cursor` is the previous page's `nextCursor`; `prefix` keeps the paths that start with it.
+ */
+export const ListFilesQuerySchema = z.strictObject({
+  limit: queryInt(1, LIMITS.listFiles.max).default(LIMITS.listFiles.default),
+  cursor: ListCursorSchema.optional(),
+  prefix: PathPrefixSchema.optional(),
+});
+export type ListFilesQuery = z.infer<typeof ListFilesQuerySchema>;
+/** A file's metadata: `size` in bytes of UTF-8, `contentHash` as write file answers it; content via read file. */
+export const FileInfoSchema = z.object({
+  path: z.string(),
+  size: z.number().int(),
+  contentHash: z.string(),
+  createdAt: TimestampSchema,
+  updatedAt: TimestampSchema,
+});
+export type FileInfo = z.infer<typeof FileInfoSchema>;
+/** One page of files; `nextCursor` continues the listing, null after the last page. */
+export const ListFilesResponseSchema = z.object({ files: z.array(FileInfoSchema), nextCursor: z.string().nullable() });
+export type ListFilesResponse = z.infer<typeof ListFilesResponseSchema>;
+
 // --- bus messages (files.v1.*) ---
 const Scoped = { agentId: AgentIdSchema, recordId: RecordIdSchema };
 export const FilesWriteMessageSchema = z.object({ ...Scoped, body: WriteFileBodySchema });
@@ -44,3 +68,10 @@ export const FilesWriteReplySchema = z.object({ result: WriteFileResponseSchema,
 export const FilesReadMessageSchema = z.object({ ...Scoped, path: z.string() });
 export const FilesRawPutMessageSchema = z.object({ ...Scoped, body: RawPutBodySchema });
 export const FilesRawGetMessageSchema = z.object({ ...Scoped, path: z.string() });
+/** `files.v1.list`: the page after path `after` (absent: from the start), at most `limit`, under `prefix` if given. */
+export const FilesListMessageSchema = z.object({
+  ...Scoped,
+  limit: z.number().int().min(1).max(LIMITS.listFiles.max),
+  after: z.string().optional(),
+  prefix: z.string().optional(),
+});

@@ -14,6 +14,7 @@ import {
   utf8Bytes,
   withoutNul,
 } from './common';
+import { ListCursorSchema } from './list-cursor';
 
 /** Memory content: 1 byte to 50 KB of UTF-8 (docs/api.md, "Sizes"). */
 export const MemoryContentSchema = withoutNul(z.string())
@@ -111,6 +112,23 @@ export const ContextResponseSchema = z.object({
 });
 export type ContextResponse = z.infer<typeof ContextResponseSchema>;
 
+/**
+ * GET /api/v1/records/{id}/memories query (docs/api.md, "List memories"): a keyset page in path order.
+ * `cursor` is the previous page's `nextCursor` (strictly checked, see ListCursorSchema); `type` keeps one type.
+ */
+export const ListMemoriesQuerySchema = z.strictObject({
+  limit: queryInt(1, LIMITS.listMemories.max).default(LIMITS.listMemories.default),
+  cursor: ListCursorSchema.optional(),
+  type: MemoryTypeSchema.optional(),
+});
+export type ListMemoriesQuery = z.infer<typeof ListMemoriesQuerySchema>;
+/** One page of memories, items as in context; `nextCursor` continues the listing, null after the last page. */
+export const ListMemoriesResponseSchema = z.object({
+  memories: z.array(ContextItemSchema),
+  nextCursor: z.string().nullable(),
+});
+export type ListMemoriesResponse = z.infer<typeof ListMemoriesResponseSchema>;
+
 // --- bus messages (memory.v1.*) ---
 const Scoped = { agentId: AgentIdSchema, recordId: RecordIdSchema };
 export const MemoryRememberMessageSchema = z.object({ ...Scoped, body: RememberBodySchema });
@@ -125,3 +143,10 @@ export const MemoryForgetMessageSchema = z.object({
   target: z.union([z.object({ path: z.string() }), z.object({ id: MemoryIdSchema })]),
 });
 export const MemoryContextMessageSchema = z.object({ ...Scoped, limit: z.number().int().min(1).max(LIMITS.contextPerType.max) });
+/** `memory.v1.list`: the page after path `after` (absent: from the start), at most `limit`, of `type` if given. */
+export const MemoryListMessageSchema = z.object({
+  ...Scoped,
+  limit: z.number().int().min(1).max(LIMITS.listMemories.max),
+  after: z.string().optional(),
+  type: MemoryTypeSchema.optional(),
+});
