@@ -29,7 +29,7 @@ describe('prices and challenges', () => {
     const res = await api.request('POST', `/api/v1/records/${recordId}/recall`, { body: { query: 'anything' } });
     expect(res.body).toEqual({ success: false, error: { code: 'PAYMENT_REQUIRED', message: expect.stringContaining('0.05 USD') } });
     const c = parsePaymentChallenge(await challengeOf(res));
-    expect(c.params).toMatchObject({ method: 'evm', intent: 'charge', realm: 'agent-memory', description: expect.stringContaining('recall: 0.05 USD per query') });
+    expect(c.params).toMatchObject({ method: 'evm', intent: 'charge', realm: 'localhost', description: expect.stringContaining('recall: 0.05 USD per query') });
     expect(c.request).toMatchObject({ amount: '50000', recipient: RECIPIENT, methodDetails: { chainId: 84532, decimals: 6 } });
     // The scope binds the operation, the record and this exact request (method, path and query, raw body).
     const digest = requestDigest({ method: 'POST', url: `/api/v1/records/${recordId}/recall`, body: JSON.stringify({ query: 'anything' }) });

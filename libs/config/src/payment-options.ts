@@ -13,7 +13,10 @@ const Hex20 = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-
 export interface PaymentOptions {
   /** HMAC key that binds a challenge to its parameters (stateless challenges, docs/billing.md), ≥ 32 bytes. Same on every gateway replica. */
   secretKey: string;
-  /** Realm of the challenges (bound into the HMAC). */
+  /**
+   * Realm of the challenges (bound into the HMAC): the host name clients reach the API at, without port, as
+   * MPP clients expect (`mppx validate` warns when it is not the server's host name or a parent domain of it).
+   */
   realm: string;
   /** EVM chain id of payments (84532 = Base Sepolia, 8453 = Base). */
   chainId: number;
@@ -50,7 +53,7 @@ const KNOWN_USDC: Record<number, { address: `0x${string}`; name: string; version
 export const PaymentEnvSchema = z.object({
   // Secrets are checked in paymentOptionsFromEnv, whose messages never echo the value.
   PAYMENT_SECRET_KEY: z.string().optional(),
-  PAYMENT_REALM: z.string().min(1).max(128).default('agent-memory'),
+  PAYMENT_REALM: z.string().min(1).max(128).optional(),
   PAYMENT_CHAIN_ID: env.int(84532, 1),
   PAYMENT_CURRENCY: Hex20.optional(),
   PAYMENT_CURRENCY_DECIMALS: z.coerce.number().int().min(0).max(36).optional(),
@@ -64,13 +67,27 @@ export const PaymentEnvSchema = z.object({
 /** The parsed `PAYMENT_*` variables. */
 export type PaymentEnv = z.output<typeof PaymentEnvSchema>;
 
+/** The realm when neither `PAYMENT_REALM` nor a deployment domain is given: the default `SIGNATURE_DOMAIN`'s host. */
+export const DEFAULT_PAYMENT_REALM = 'localhost';
+
 /**
- * Builds {@link PaymentOptions} from parsed variables. Without PAYMENT_SECRET_KEY the secret is read from
+ * The default realm of a deployment whose domain is `signatureDomain` (`SIGNATURE_DOMAIN`, an RFC 3986
+ * authority such as `memory.example.com` or `localhost:8080`): its host name without the port, since an MPP
+ * client compares the realm with the host name of the URL it calls (docs/billing.md, "The realm").
+ */
+export function paymentRealmOf(signatureDomain: string): string {
+  return signatureDomain.replace(/:\d+$/, '');
+}
+
+/**
+ * Builds {@link PaymentOptions} from parsed variables. `PAYMENT_REALM` defaults to `opts.defaultRealm`
+ * (the launchers pass {@link paymentRealmOf} the deployment's `SIGNATURE_DOMAIN`), else {@link DEFAULT_PAYMENT_REALM}.
+ * Without PAYMENT_SECRET_KEY the secret is read from
  * (or generated into) `secretFile` when given (standalone: `<DATA_DIR>/payment-secret`, so challenges
  * survive a restart), else generated for this process only (one gateway replica).
  * @throws Error naming the variable when a secret is malformed or a non-default chain lacks its token metadata.
  */
-export function paymentOptionsFromEnv(e: PaymentEnv, opts: { secretFile?: string } = {}): PaymentOptions {
+export function paymentOptionsFromEnv(e: PaymentEnv, opts: { secretFile?: string; defaultRealm?: string } = {}): PaymentOptions {
   if (e.PAYMENT_SECRET_KEY !== undefined && Buffer.byteLength(e.PAYMENT_SECRET_KEY) < 32) {
     throw new Error('Invalid configuration: PAYMENT_SECRET_KEY must be at least 32 bytes (e.g. openssl rand -base64 32)');
   }
@@ -93,7 +110,7 @@ export function paymentOptionsFromEnv(e: PaymentEnv, opts: { secretFile?: string
   const recipient = (e.PAYMENT_RECIPIENT as `0x${string}` | undefined) ?? ZERO_ADDRESS;
   return {
     secretKey: e.PAYMENT_SECRET_KEY ?? loadOrCreateSecret(opts.secretFile),
-    realm: e.PAYMENT_REALM,
+    realm: e.PAYMENT_REALM ?? opts.defaultRealm ?? DEFAULT_PAYMENT_REALM,
     chainId: e.PAYMENT_CHAIN_ID,
     currency: currency!,
     decimals: decimals!,

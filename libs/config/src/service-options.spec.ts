@@ -30,3 +30,19 @@ describe('SIGNATURE_DOMAIN', () => {
     expect(options({ PASSKEY_ORIGINS: 'http://intranet:8080', SIGNATURE_DOMAIN: 'memory.example.com' }).signatureDomain).toBe('memory.example.com');
   });
 });
+
+/** The realm of the Payment challenges (docs/billing.md, "The realm"; docs/configuration.md). */
+describe('PAYMENT_REALM', () => {
+  const options = (env: Record<string, string>, port = 8080) => serviceOptionsFromEnv(LauncherEnv.parse({ ...env, PORT: String(port) }));
+
+  it('defaults to the host name of SIGNATURE_DOMAIN without its port, the name an MPP client compares it with', () => {
+    expect(options({}, 9000).payments.realm).toBe('localhost');
+    expect(options({ SIGNATURE_DOMAIN: 'memory.example.com:8443' }).payments.realm).toBe('memory.example.com');
+    expect(options({ SIGNATURE_DOMAIN: '127.0.0.1' }).payments.realm).toBe('127.0.0.1');
+    expect(options({ PASSKEY_ORIGINS: 'https://dashboard.example.com' }).payments.realm).toBe('dashboard.example.com');
+  });
+
+  it('takes a configured realm over the derived one, e.g. a parent domain of several API hosts', () => {
+    expect(options({ SIGNATURE_DOMAIN: 'api.example.com', PAYMENT_REALM: 'example.com' }).payments.realm).toBe('example.com');
+  });
+});

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { AUTH_DEFAULTS, parseUsd } from '@agent-memory/shared';
 import { env, type FairSchedulerOptions } from '@agent-memory/platform';
-import { type PaymentOptions, PaymentEnvSchema, paymentOptionsFromEnv } from './payment-options';
+import { type PaymentOptions, PaymentEnvSchema, paymentOptionsFromEnv, paymentRealmOf } from './payment-options';
 
 /**
  * `SIGNATURE_DOMAIN`: EIP-4361's `domain`, an RFC 3986 authority (a DNS name with a dot, an IPv4
@@ -167,6 +167,7 @@ export function serviceOptionsFromEnv(e: ServiceOptionsEnv, opts: { paymentSecre
     enrichment = { baseUrl: e.ENRICHMENT_LLM_URL, model: e.ENRICHMENT_LLM_MODEL, apiKey: e.ENRICHMENT_LLM_API_KEY, timeoutMs: e.ENRICHMENT_LLM_TIMEOUT_MS };
   }
   const origins = parseOrigins(e.PASSKEY_ORIGINS ?? `http://localhost:${e.PORT}`);
+  const signatureDomain = signatureDomainOf(e.SIGNATURE_DOMAIN, origins);
   if (opts.requirePaymentSecret && e.PAYMENT_SECRET_KEY === undefined) {
     throw new Error('Invalid configuration: PAYMENT_SECRET_KEY is required by a cluster gateway (every replica must verify the payment challenges the others issue, for paid calls and top-ups alike), e.g. openssl rand -base64 32');
   }
@@ -181,10 +182,10 @@ export function serviceOptionsFromEnv(e: ServiceOptionsEnv, opts: { paymentSecre
       reservationSweepIntervalMs: e.BILLING_RESERVATION_SWEEP_INTERVAL_MS,
       reservationMaxAgeMs: e.BILLING_RESERVATION_MAX_AGE_MS,
     },
-    payments: paymentOptionsFromEnv(e, { secretFile: opts.paymentSecretFile }),
+    payments: paymentOptionsFromEnv(e, { secretFile: opts.paymentSecretFile, defaultRealm: paymentRealmOf(signatureDomain) }),
     agentKeyPrefix: e.AGENT_KEY_PREFIX,
     signatureWindowSeconds: e.SIGNATURE_WINDOW_SECONDS,
-    signatureDomain: signatureDomainOf(e.SIGNATURE_DOMAIN, origins),
+    signatureDomain,
     auth: {
       keyRotationGraceSeconds: e.AGENT_KEY_ROTATION_GRACE_SECONDS,
       passkeys: { rpId: e.PASSKEY_RP_ID, rpName: e.PASSKEY_RP_NAME, origins, sessionTtlSeconds: e.PASSKEY_SESSION_TTL_SECONDS },

@@ -156,7 +156,7 @@ describe('ChainPaymentSettlement: references, nonces and unconfirmed transfers',
 describe('payment options and the default settlement', () => {
   it('defaults to Base Sepolia USDC, no recipient, and a settlement that refuses with the variables to set', async () => {
     const o = paymentOptionsFromEnv(PaymentEnvSchema.parse({}));
-    expect(o).toMatchObject({ chainId: 84532, currency: USDC, decimals: 6, tokenName: 'USDC', tokenVersion: '2', realm: 'agent-memory', challengeTtlSeconds: 300 });
+    expect(o).toMatchObject({ chainId: 84532, currency: USDC, decimals: 6, tokenName: 'USDC', tokenVersion: '2', realm: 'localhost', challengeTtlSeconds: 300 });
     expect(o.recipient).toBe('0x0000000000000000000000000000000000000000');
     expect(Buffer.byteLength(o.secretKey)).toBeGreaterThanOrEqual(32);
     await expect(defaultPaymentSettlement(o).settle(await authorization())).rejects.toThrow(/PAYMENT_RECIPIENT, PAYMENT_RPC_URL and PAYMENT_SETTLER_PRIVATE_KEY/);
