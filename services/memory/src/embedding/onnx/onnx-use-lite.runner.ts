@@ -1,0 +1,99 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { EmbeddingBatchRunner } from '../use-lite.embedder';
+import { type UseLiteTokenizerParts, WindowedUseLiteTokenizer } from '../use-lite.tokenizer';
+import { useLiteModelPackage } from './use-lite-onnx-cache';
+
+/** Options of {@link loadOnnxUseLiteRunner}. */
+export interface OnnxUseLiteRunnerOptions {
+  /** The converted model file (see use-lite-onnx-cache.ts). */
+  modelPath: string;
+  /** Threads one `session.run` may use (onnxruntime `intraOpNumThreads`); default {@link defaultIntraOpThreads}. */
+  intraOpThreads?: number;
+}
+
+/**
+ * Threads per model call: 1. On the 2-core machines this service targets, a second thread made a
+ * 13-token query no faster (the matrices are small) and batches only ~10-20 % faster while taking the
+ * core the event loop, Postgres and the other processes need (docs/recall.md, "The embedder").
+ */
+export function defaultIntraOpThreads(): number {
+  return 1;
+}
+
+/** The parts of onnxruntime-node's API the runner uses (typed here so the import stays lazy). */
+interface OrtTensor {
+  readonly dims: readonly number[];
+  readonly data: unknown;
+}
+interface OrtSession {
+  readonly inputNames: readonly string[];
+  readonly outputNames: readonly string[];
+  run(feeds: Record<string, OrtTensor>): Promise<Record<string, OrtTensor>>;
+  release(): Promise<void>;
+}
+interface OrtModule {
+  InferenceSession: { create(path: string, options: Record<string, unknown>): Promise<OrtSession> };
+  Tensor: new (type: 'int64', data: BigInt64Array, dims: number[]) => OrtTensor;
+}
+
+/** The package's tokenizer (SentencePiece over `vocab.json`), without loading its tfjs graph model. */
+async function loadTokenizer(): Promise<WindowedUseLiteTokenizer> {
+  const { EmbeddingsModel } = await import('@energetic-ai/embeddings');
+  const vocabulary = JSON.parse(await readFile(join(useLiteModelPackage().directory, 'vocab.json'), 'utf8')) as [string, number][];
+  // The constructor only builds the tokenizer; the graph model is not needed here.
+  const model = new EmbeddingsModel({ vocabulary, model: undefined as never });
+  return new WindowedUseLiteTokenizer(model.tokenizer as unknown as UseLiteTokenizerParts);
+}
+
+/**
+ * Loads the ONNX conversion of Universal Sentence Encoder lite into onnxruntime's native CPU engine and
+ * returns a runner with the same contract as the tfjs one (`loadUseLiteRunner`): the same tokenizer and
+ * token ids, one raw 512-float row per text. The graph takes its input ragged (one `[row, position]`
+ * pair and one id per token, as the tfjs graph does), so a batch needs no padding.
+ * @throws Error when onnxruntime-node cannot load (no native binary for this platform) or the model
+ *   file is unreadable or not a valid ONNX model.
+ */
+export async function loadOnnxUseLiteRunner(options: OnnxUseLiteRunnerOptions): Promise<EmbeddingBatchRunner> {
+  const ort = (await import('onnxruntime-node')) as unknown as OrtModule;
+  const [session, tokenizer] = await Promise.all([
+    ort.InferenceSession.create(options.modelPath, {
+      intraOpNumThreads: options.intraOpThreads ?? defaultIntraOpThreads(),
+      interOpNumThreads: 1,
+      executionMode: 'sequential',
+      graphOptimizationLevel: 'all',
+    }),
+    loadTokenizer(),
+  ]);
+  const outputName = session.outputNames[0];
+  if (!session.inputNames.includes('indices') || !session.inputNames.includes('values') || session.outputNames.length !== 1) {
+    await session.release();
+    throw new Error(`converted model has inputs [${session.inputNames.join(', ')}] and outputs [${session.outputNames.join(', ')}], expected [indices, values] and one output`);
+  }
+  return {
+    async run(texts) {
+      // The empty string has no tokens and would silently drop its output row; a space encodes to "▁▁".
+      const encodings = texts.map((text) => tokenizer.encode(text.length === 0 ? ' ' : text));
+      const total = encodings.reduce((n, ids) => n + ids.length, 0);
+      const indexData = new BigInt64Array(total * 2);
+      const valueData = new BigInt64Array(total);
+      let k = 0;
+      encodings.forEach((ids, row) => {
+        ids.forEach((id, position) => {
+          indexData[2 * k] = BigInt(row);
+          indexData[2 * k + 1] = BigInt(position);
+          valueData[k++] = BigInt(id);
+        });
+      });
+      const result = await session.run({ indices: new ort.Tensor('int64', indexData, [total, 2]), values: new ort.Tensor('int64', valueData, [total]) });
+      const output = result[outputName];
+      const [rows, width] = output.dims;
+      if (rows !== texts.length || width !== 512) throw new Error(`use-lite (onnx) returned shape [${output.dims.join(',')}] for ${texts.length} texts`);
+      const data = output.data as Float32Array;
+      return texts.map((_, i) => data.subarray(i * width, (i + 1) * width));
+    },
+    dispose() {
+      void session.release();
+    },
+  };
+}

@@ -1,0 +1,92 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Logger } from '@nestjs/common';
+import { loadOnnxUseLiteRunner, type OnnxUseLiteRunnerOptions } from './onnx/onnx-use-lite.runner';
+import { ensureUseLiteOnnxModel, type UseLiteOnnxModelFile } from './onnx/use-lite-onnx-cache';
+import { type EmbeddingBatchRunner, loadUseLiteRunner, UseLiteEmbedder, type UseLiteEmbedderOptions } from './use-lite.embedder';
+
+/**
+ * Which engine runs Universal Sentence Encoder lite (`EMBEDDER_RUNTIME`, docs/configuration.md):
+ * `onnx` the native onnxruntime CPU engine on a converted copy of the model, `tfjs` TensorFlow.js on
+ * WebAssembly (the package's own engine), `auto` onnx with tfjs as the fallback.
+ */
+export type UseLiteRuntime = 'auto' | 'onnx' | 'tfjs';
+
+/** Options of {@link createUseLiteRunnerLoader}. */
+export interface UseLiteRuntimeOptions {
+  /** Default `auto`. */
+  runtime?: UseLiteRuntime;
+  /** Where the converted model is cached (`<DATA_DIR>/models`); default `<os tmpdir>/agent-memory-models`. */
+  modelCacheDirectory?: string;
+  /** Default: a Nest `Logger` named `Embedder`. */
+  logger?: Pick<Logger, 'log' | 'warn'>;
+  /** Seams for tests. */
+  loadTfjs?: () => Promise<EmbeddingBatchRunner>;
+  loadOnnx?: (options: OnnxUseLiteRunnerOptions) => Promise<EmbeddingBatchRunner>;
+}
+
+/** The runner that loaded and the engine it runs on. */
+export interface LoadedUseLiteRunner {
+  runner: EmbeddingBatchRunner;
+  runtime: 'onnx' | 'tfjs';
+}
+
+/** Default cache directory when none is configured (library use, tests, benchmarks without a data directory). */
+export function defaultModelCacheDirectory(): string {
+  return join(tmpdir(), 'agent-memory-models');
+}
+
+/** The cached ONNX model loaded; a cached file that does not load is converted again once. */
+async function loadOnnx(directory: string, load: NonNullable<UseLiteRuntimeOptions['loadOnnx']>, logger: NonNullable<UseLiteRuntimeOptions['logger']>): Promise<EmbeddingBatchRunner> {
+  const file: UseLiteOnnxModelFile = await ensureUseLiteOnnxModel(directory);
+  if (file.converted) logger.log(`converted the embedding model to ONNX in ${Math.round(file.conversionMs)} ms (${file.path})`);
+  try {
+    return await load({ modelPath: file.path });
+  } catch (error) {
+    if (file.converted) throw error;
+    logger.warn(`cached ONNX embedding model ${file.path} did not load (${(error as Error).message}); converting it again`);
+    const fresh = await ensureUseLiteOnnxModel(directory, { reconvert: true });
+    logger.log(`converted the embedding model to ONNX in ${Math.round(fresh.conversionMs)} ms (${fresh.path})`);
+    return load({ modelPath: fresh.path });
+  }
+}
+
+/**
+ * Loads the model runner on the configured engine, logging "loading embedding model (onnx|tfjs)" and
+ * "embedding model ready in X ms" (info). `auto`: the ONNX conversion (cached under
+ * `modelCacheDirectory`, converted on first use) on onnxruntime, and when that fails, tfjs-wasm with the
+ * warning "native embedder unavailable: <why>; using tfjs-wasm". `onnx`: no fallback, the error is
+ * thrown. Both engines give the same vectors (cosine >= 0.9999; onnx-use-lite.equivalence.int-spec.ts),
+ * so the embedder id (`use-lite@512`) and every stored vector stay valid whichever runs.
+ * @throws Error when the configured engine (or, for `auto`, both) cannot load.
+ */
+export async function loadUseLiteRunnerFor(options: UseLiteRuntimeOptions = {}): Promise<LoadedUseLiteRunner> {
+  const runtime = options.runtime ?? 'auto';
+  const logger = options.logger ?? new Logger('Embedder');
+  const tfjs = options.loadTfjs ?? loadUseLiteRunner;
+  const start = performance.now();
+  const ready = (loaded: LoadedUseLiteRunner): LoadedUseLiteRunner => {
+    logger.log(`embedding model ready in ${Math.round(performance.now() - start)} ms (${loaded.runtime})`);
+    return loaded;
+  };
+  if (runtime !== 'tfjs') {
+    logger.log('loading embedding model (onnx)');
+    try {
+      const runner = await loadOnnx(options.modelCacheDirectory ?? defaultModelCacheDirectory(), options.loadOnnx ?? loadOnnxUseLiteRunner, logger);
+      return ready({ runner, runtime: 'onnx' });
+    } catch (error) {
+      if (runtime === 'onnx') throw error;
+      logger.warn(`native embedder unavailable: ${(error as Error).message}; using tfjs-wasm`);
+    }
+  }
+  logger.log('loading embedding model (tfjs)');
+  return ready({ runner: await tfjs(), runtime: 'tfjs' });
+}
+
+/**
+ * A {@link UseLiteEmbedder} whose model loads through {@link loadUseLiteRunnerFor} (lazily, on the first
+ * embed or the warm-up): what the composition roots (memory.module.ts, memory-check.stores.ts) build.
+ */
+export function createUseLiteEmbedder(runtime: UseLiteRuntimeOptions = {}, embedder: Omit<UseLiteEmbedderOptions, 'loadRunner'> = {}): UseLiteEmbedder {
+  return new UseLiteEmbedder({ ...embedder, loadRunner: async () => (await loadUseLiteRunnerFor(runtime)).runner });
+}
