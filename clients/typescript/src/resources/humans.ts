@@ -1,0 +1,131 @@
+import { offsetPages, type PageIterator } from '../pagination';
+import type { Transport } from '../transport';
+import type {
+  AgentKeyList,
+  CallOptions,
+  ClaimedAgent,
+  ClaimedAgentList,
+  Human,
+  HumanSession,
+  LedgerEntry,
+  ListOptions,
+  MemoryRecord,
+  PasskeyOptions,
+  RecordPage,
+  ReleasedClaim,
+  RevokedKey,
+  RotatedKey,
+  RotateKeyInput,
+  UsageFilter,
+  UsagePage,
+  WebAuthnCredentialJson,
+} from '../types';
+
+const agentPath = (agentId: string, tail = '') => `/humans/me/agents/${encodeURIComponent(agentId)}${tail}`;
+
+/**
+ * Humans: passkey sign-in and the agents a human claimed (docs/api.md, "Humans and passkeys";
+ * docs/authentication.md, "Passkeys (humans)"). The WebAuthn ceremony itself runs in the browser
+ * (`navigator.credentials.create/get` with the options answered here). A successful `*Verify` stores the
+ * session token in the client, which then sends `Authorization: Passkey <token>` on the human routes.
+ */
+export class HumansApi {
+  constructor(
+    private readonly transport: Transport,
+    private readonly setSession: (token: string | undefined) => void,
+  ) {}
+
+  /** `POST /auth/passkey/register/options` `{ name }` (new account; or add a passkey when signed in). */
+  registerOptions(input: { name?: string } = {}, options?: CallOptions): Promise<PasskeyOptions> {
+    return this.transport.request({ method: 'POST', path: '/auth/passkey/register/options', body: input, auth: 'none' }, options);
+  }
+
+  /** `POST /auth/passkey/register/verify` `{ response }` → session (stored in the client). */
+  async registerVerify(response: WebAuthnCredentialJson, options?: CallOptions): Promise<HumanSession> {
+    return this.session(await this.transport.request<HumanSession>({ method: 'POST', path: '/auth/passkey/register/verify', body: { response }, auth: 'none' }, options));
+  }
+
+  /** `POST /auth/passkey/login/options` → WebAuthn request options. */
+  loginOptions(options?: CallOptions): Promise<PasskeyOptions> {
+    return this.transport.request({ method: 'POST', path: '/auth/passkey/login/options', body: {}, auth: 'none' }, options);
+  }
+
+  /** `POST /auth/passkey/login/verify` `{ response }` → session (stored in the client). */
+  async loginVerify(response: WebAuthnCredentialJson, options?: CallOptions): Promise<HumanSession> {
+    return this.session(await this.transport.request<HumanSession>({ method: 'POST', path: '/auth/passkey/login/verify', body: { response }, auth: 'none' }, options));
+  }
+
+  /** `POST /auth/logout`: ends the session (and forgets it in the client). */
+  async logout(options?: CallOptions): Promise<{ loggedOut: true }> {
+    const result = await this.transport.request<{ loggedOut: true }>({ method: 'POST', path: '/auth/logout', body: {}, auth: 'human' }, options);
+    this.setSession(undefined);
+    return result;
+  }
+
+  /** `GET /humans/me`: the account `{ id, name, createdAt, passkeys }`. */
+  me(options?: CallOptions): Promise<Human> {
+    return this.transport.request({ method: 'GET', path: '/humans/me', auth: 'human', idempotent: true }, options);
+  }
+
+  /** `GET /humans/me/agents`: the claimed agents. */
+  agents(options?: CallOptions): Promise<ClaimedAgentList> {
+    return this.transport.request({ method: 'GET', path: '/humans/me/agents', auth: 'human', idempotent: true }, options);
+  }
+
+  /** `POST /humans/me/agents` `{ agentKey }` → 201 the claimed agent. */
+  claim(agentKey: string, options?: CallOptions): Promise<ClaimedAgent> {
+    return this.transport.request({ method: 'POST', path: '/humans/me/agents', body: { agentKey }, auth: 'human' }, options);
+  }
+
+  /** `GET /humans/me/agents/{agentId}`. */
+  agent(agentId: string, options?: CallOptions): Promise<ClaimedAgent> {
+    return this.transport.request({ method: 'GET', path: agentPath(agentId), auth: 'human', idempotent: true }, options);
+  }
+
+  /** `DELETE /humans/me/agents/{agentId}`: releases the claim. */
+  release(agentId: string, options?: CallOptions): Promise<ReleasedClaim> {
+    return this.transport.request({ method: 'DELETE', path: agentPath(agentId), auth: 'human' }, options);
+  }
+
+  /** `GET /humans/me/agents/{agentId}/records`: one page, as {@link RecordsApi.page}. */
+  recordsPage(agentId: string, query: { limit?: number; offset?: number } = {}, options?: CallOptions): Promise<RecordPage> {
+    return this.transport.request({ method: 'GET', path: agentPath(agentId, '/records'), query, auth: 'human', idempotent: true }, options);
+  }
+
+  /** Every record of a claimed agent, newest first. */
+  records(agentId: string, options: ListOptions = {}): PageIterator<MemoryRecord, RecordPage> {
+    const { pageSize, ...call } = options;
+    return offsetPages((offset) => this.recordsPage(agentId, { limit: pageSize, offset }, call), (page) => page.records);
+  }
+
+  /** `GET /humans/me/agents/{agentId}/usage`: one ledger page, as {@link BillingApi.usagePage}. */
+  usagePage(agentId: string, query: UsageFilter & { limit?: number; offset?: number } = {}, options?: CallOptions): Promise<UsagePage> {
+    return this.transport.request({ method: 'GET', path: agentPath(agentId, '/usage'), query, auth: 'human', idempotent: true }, options);
+  }
+
+  /** Every ledger entry of a claimed agent matching `filter`, newest first. */
+  usage(agentId: string, filter: UsageFilter & ListOptions = {}): PageIterator<LedgerEntry, UsagePage> {
+    const { pageSize, signal, timeoutMs, ...query } = filter;
+    return offsetPages((offset) => this.usagePage(agentId, { ...query, limit: pageSize, offset }, { signal, timeoutMs }), (page) => page.entries);
+  }
+
+  /** `GET /humans/me/agents/{agentId}/keys`. */
+  keys(agentId: string, options?: CallOptions): Promise<AgentKeyList> {
+    return this.transport.request({ method: 'GET', path: agentPath(agentId, '/keys'), auth: 'human', idempotent: true }, options);
+  }
+
+  /** `POST /humans/me/agents/{agentId}/keys/rotate` `{ graceSeconds? }`: a new key for the agent, shown once. */
+  rotateKey(agentId: string, input: RotateKeyInput = {}, options?: CallOptions): Promise<RotatedKey> {
+    return this.transport.request({ method: 'POST', path: agentPath(agentId, '/keys/rotate'), body: input, auth: 'human' }, options);
+  }
+
+  /** `POST /humans/me/agents/{agentId}/keys/{keyId}/revoke`. */
+  revokeKey(agentId: string, keyId: string, options?: CallOptions): Promise<RevokedKey> {
+    return this.transport.request({ method: 'POST', path: agentPath(agentId, `/keys/${encodeURIComponent(keyId)}/revoke`), body: {}, auth: 'human', idempotent: true }, options);
+  }
+
+  private session(session: HumanSession): HumanSession {
+    this.setSession(session.token);
+    return session;
+  }
+}
