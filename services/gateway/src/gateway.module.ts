@@ -18,6 +18,7 @@ import { GATEWAY_OPTIONS, type GatewayOptions } from './gateway.options';
 import { AgentKeysController } from './http/agent-keys.controller';
 import { AgentsController } from './http/agents.controller';
 import { BillingController } from './http/billing.controller';
+import { DiscoveryController } from './http/discovery.controller';
 import { EnvelopeInterceptor } from './http/envelope.interceptor';
 import { GatewayExceptionFilter } from './http/error.filter';
 import { FilesController } from './http/files.controller';
@@ -54,7 +55,7 @@ export class GatewayModule {
     const payments = options.payments ?? defaultPaymentOptions();
     return {
       module: GatewayModule,
-      controllers: [AgentsController, AgentKeysController, PasskeyAuthController, HumansController, RecordsController, MemoryController, FilesController, BillingController],
+      controllers: [AgentsController, AgentKeysController, PasskeyAuthController, HumansController, RecordsController, MemoryController, FilesController, BillingController, DiscoveryController],
       providers: [
         { provide: GATEWAY_OPTIONS, useValue: { ...options, payments } },
         { provide: PAYMENT_SETTLEMENT, useValue: adapters.paymentSettlement ?? defaultPaymentSettlement(payments) },
