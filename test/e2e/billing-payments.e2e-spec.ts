@@ -20,6 +20,7 @@ describe('prices and challenges', () => {
       ['read_file', 50_000, '0.05'],
       ['write_file', 50_000, '0.05'],
       ['context', 50_000, '0.05'],
+      ['list_memories', 50_000, '0.05'],
     ]);
     expect(prices.payment).toMatchObject({ scheme: 'Payment', method: 'evm', intent: 'charge', chainId: 84532, recipient: RECIPIENT, decimals: 6 });
   });

@@ -1,8 +1,9 @@
 import { EventPattern, MessagePattern, Payload } from '@nestjs/microservices';
 import { EVENTS, SUBJECTS } from '@agent-memory/shared';
 import { BusEdge } from '@agent-memory/platform';
-import { FilesRawGetMessage, FilesRawPutMessage, FilesReadMessage, FilesWriteMessage, RecordDeletedMessage } from './files.messages';
+import { FilesListMessage, FilesRawGetMessage, FilesRawPutMessage, FilesReadMessage, FilesWriteMessage, RecordDeletedMessage } from './files.messages';
 import { GetRawBlobUseCase } from './use-cases/get-raw-blob.use-case';
+import { ListFilesUseCase } from './use-cases/list-files.use-case';
 import { PurgeRecordUseCase } from './use-cases/purge-record.use-case';
 import { PutRawBlobUseCase } from './use-cases/put-raw-blob.use-case';
 import { ReadFileUseCase } from './use-cases/read-file.use-case';
@@ -19,6 +20,7 @@ export class FilesMessageHandler {
     private readonly readFile: ReadFileUseCase,
     private readonly putRawBlob: PutRawBlobUseCase,
     private readonly getRawBlob: GetRawBlobUseCase,
+    private readonly listFiles: ListFilesUseCase,
     private readonly purgeRecord: PurgeRecordUseCase,
   ) {}
 
@@ -40,6 +42,11 @@ export class FilesMessageHandler {
   @MessagePattern(SUBJECTS.files.rawGet)
   rawGet(@Payload() m: FilesRawGetMessage) {
     return this.getRawBlob.execute(m);
+  }
+
+  @MessagePattern(SUBJECTS.files.list)
+  list(@Payload() m: FilesListMessage) {
+    return this.listFiles.execute(m);
   }
 
   @EventPattern(EVENTS.recordDeleted)

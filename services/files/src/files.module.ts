@@ -8,6 +8,7 @@ import { FilesRepository } from './persistence/files.repository';
 import { FILES_PRISMA, openFilesPrisma } from './persistence/prisma';
 import { PrismaFilesRepository } from './persistence/prisma-files.repository';
 import { GetRawBlobUseCase } from './use-cases/get-raw-blob.use-case';
+import { ListFilesUseCase } from './use-cases/list-files.use-case';
 import { PurgeRecordUseCase } from './use-cases/purge-record.use-case';
 import { PurgeStoresUseCase } from './use-cases/purge-stores.use-case';
 import { PutRawBlobUseCase } from './use-cases/put-raw-blob.use-case';
@@ -36,6 +37,7 @@ export interface FilesModuleOptions {
     ReadFileUseCase,
     PutRawBlobUseCase,
     GetRawBlobUseCase,
+    ListFilesUseCase,
     PurgeStoresUseCase,
     PurgeRecordUseCase,
     FilesLifecycle,

@@ -23,6 +23,7 @@ import { EnvelopeInterceptor } from './http/envelope.interceptor';
 import { GatewayExceptionFilter } from './http/error.filter';
 import { FilesController } from './http/files.controller';
 import { HumansController } from './http/humans.controller';
+import { ListingController } from './http/listing.controller';
 import { MemoryController } from './http/memory.controller';
 import { PasskeyAuthController } from './http/passkey-auth.controller';
 import { RecordsController } from './http/records.controller';
@@ -55,7 +56,7 @@ export class GatewayModule {
     const payments = options.payments ?? defaultPaymentOptions();
     return {
       module: GatewayModule,
-      controllers: [AgentsController, AgentKeysController, PasskeyAuthController, HumansController, RecordsController, MemoryController, FilesController, BillingController, DiscoveryController],
+      controllers: [AgentsController, AgentKeysController, PasskeyAuthController, HumansController, RecordsController, MemoryController, FilesController, ListingController, BillingController, DiscoveryController],
       providers: [
         { provide: GATEWAY_OPTIONS, useValue: { ...options, payments } },
         { provide: PAYMENT_SETTLEMENT, useValue: adapters.paymentSettlement ?? defaultPaymentSettlement(payments) },

@@ -1,9 +1,10 @@
 import { EventPattern, MessagePattern, Payload } from '@nestjs/microservices';
 import { EVENTS, SUBJECTS } from '@agent-memory/shared';
 import { BusEdge } from '@agent-memory/platform';
-import { MemoryContextMessage, MemoryForgetMessage, MemoryRecallMessage, MemoryRememberMessage, RecordDeletedMessage } from './memory.messages';
+import { MemoryContextMessage, MemoryForgetMessage, MemoryListMessage, MemoryRecallMessage, MemoryRememberMessage, RecordDeletedMessage } from './memory.messages';
 import { ContextUseCase } from './use-cases/context.use-case';
 import { ForgetUseCase } from './use-cases/forget.use-case';
+import { ListMemoriesUseCase } from './use-cases/list-memories.use-case';
 import { PurgeRecordUseCase } from './use-cases/purge-record.use-case';
 import { RecallUseCase } from './use-cases/recall.use-case';
 import { RememberUseCase } from './use-cases/remember.use-case';
@@ -19,6 +20,7 @@ export class MemoryMessageHandler {
     private readonly recallUseCase: RecallUseCase,
     private readonly forgetUseCase: ForgetUseCase,
     private readonly contextUseCase: ContextUseCase,
+    private readonly listMemoriesUseCase: ListMemoriesUseCase,
     private readonly purgeRecordUseCase: PurgeRecordUseCase,
   ) {}
 
@@ -40,6 +42,11 @@ export class MemoryMessageHandler {
   @MessagePattern(SUBJECTS.memory.context)
   context(@Payload() m: MemoryContextMessage) {
     return this.contextUseCase.execute(m);
+  }
+
+  @MessagePattern(SUBJECTS.memory.list)
+  list(@Payload() m: MemoryListMessage) {
+    return this.listMemoriesUseCase.execute(m);
   }
 
   @EventPattern(EVENTS.recordDeleted)

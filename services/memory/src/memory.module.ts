@@ -21,6 +21,7 @@ import { SUMMARISER } from './summary/summariser.port';
 import { ContextUseCase } from './use-cases/context.use-case';
 import { EnrichMemoryUseCase } from './use-cases/enrich-memory.use-case';
 import { ForgetUseCase } from './use-cases/forget.use-case';
+import { ListMemoriesUseCase } from './use-cases/list-memories.use-case';
 import { PurgeRecordUseCase } from './use-cases/purge-record.use-case';
 import { PurgeStoresUseCase } from './use-cases/purge-stores.use-case';
 import { RecallUseCase } from './use-cases/recall.use-case';
@@ -100,6 +101,7 @@ export class MemoryModule {
         RecallUseCase,
         ForgetUseCase,
         ContextUseCase,
+        ListMemoriesUseCase,
         PurgeStoresUseCase,
         PurgeRecordUseCase,
         EnrichMemoryUseCase,

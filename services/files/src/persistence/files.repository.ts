@@ -18,6 +18,15 @@ export interface ListedContent extends StoredContent {
   path: string;
 }
 
+/** A text file's metadata as list files answers it (docs/api.md, "List files"); content through read file. */
+export interface FileMetadata {
+  path: string;
+  sizeBytes: number;
+  contentHash: string;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
 /** What a file write or raw put commits: the row at (record, path), pointing at the blob already put. */
 export interface ContentWrite extends StoredContent {
   agentId: string;
@@ -62,6 +71,12 @@ export abstract class FilesRepository implements PurgeTaskTable<FilePurgeTask> {
    * Files (`kind` 'file') or raw blobs ('raw') in (record, path) order after `after`, at most `limit`
    * (the data check's batches: keyset pagination on the primary key, never an OFFSET).
    */
+  /**
+   * A keyset page of the record's text files (docs/api.md, "List files"), in path order, with path strictly
+   * after `after` (all when absent) and starting with `prefix` if given, at most `limit`: one range scan of
+   * the primary key (record_id, path).
+   */
+  abstract listFiles(recordId: string, page: { after?: string; prefix?: string; limit: number }): Promise<FileMetadata[]>;
   abstract listContent(kind: 'file' | 'raw', after: { recordId: string; path: string } | undefined, limit: number): Promise<ListedContent[]>;
   /**
    * Agents whose storage quota counters (`files.agent_usage`) differ from their file and raw blob rows;

@@ -2,7 +2,7 @@ import { Inject, Injectable, Optional } from '@nestjs/common';
 import { assertBeforeDeadline, IdempotencyClaimLostError, PrismaIdempotencyStore, RECORD_DELETION_TRANSACTION, RecordTombstones } from '@agent-memory/platform';
 import { chargeFileWrite, DEFAULT_FILE_QUOTA, deleteRecordFilesAndReleaseUsage, FILE_QUOTA, type FileQuota } from './file-quota';
 import { checkFileUsage, type FileUsageDrift } from './file-usage-check';
-import type { FilePurgeTask, FilesRepository, FileWrite, ListedContent, RawBlobWrite, StoredContent, StoredRawBlob } from './files.repository';
+import type { FileMetadata, FilePurgeTask, FilesRepository, FileWrite, ListedContent, RawBlobWrite, StoredContent, StoredRawBlob } from './files.repository';
 import { Prisma } from './generated/client';
 import { FILES_PRISMA, type FilesPrismaClient } from './prisma';
 
@@ -12,6 +12,12 @@ import { FILES_PRISMA, type FilesPrismaClient } from './prisma';
  * by the record's deletion.
  */
 const tombstones = new RecordTombstones('"files"."deleted_records"', 'files-record');
+
+/**
+ * `text` as a literal inside a LIKE pattern: Prisma's `startsWith` becomes `LIKE '<text>%'` without escaping,
+ * so `_` and `%` in a path prefix would be wildcards; backslash is PostgreSQL's default LIKE escape.
+ */
+const likeLiteral = (text: string) => text.replace(/[\\%_]/g, '\\$&');
 
 /** {@link FilesRepository} over the `files` schema through the service's Prisma Client: the only Prisma caller of the files service. */
 @Injectable()
@@ -31,6 +37,15 @@ export class PrismaFilesRepository implements FilesRepository {
 
   findRawBlob(recordId: string, path: string): Promise<StoredRawBlob | null> {
     return this.prisma.rawBlob.findUnique({ where: { recordId_path: { recordId, path } } });
+  }
+
+  listFiles(recordId: string, { after, prefix, limit }: { after?: string; prefix?: string; limit: number }): Promise<FileMetadata[]> {
+    return this.prisma.file.findMany({
+      where: { recordId, path: { ...(after !== undefined ? { gt: after } : {}), ...(prefix !== undefined ? { startsWith: likeLiteral(prefix) } : {}) } },
+      select: { path: true, sizeBytes: true, contentHash: true, createdAt: true, updatedAt: true },
+      orderBy: { path: 'asc' },
+      take: limit,
+    });
   }
 
   listContent(kind: 'file' | 'raw', after: { recordId: string; path: string } | undefined, limit: number): Promise<ListedContent[]> {

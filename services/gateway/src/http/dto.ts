@@ -2,6 +2,8 @@ import { createZodDto } from 'nestjs-zod';
 import {
   ClaimAgentBodySchema,
   ContextQuerySchema,
+  ListFilesQuerySchema,
+  ListMemoriesQuerySchema,
   CreateAgentBodySchema,
   CreateRecordBodySchema,
   DeleteRecordQuerySchema,
@@ -58,6 +60,8 @@ export class EmptyBodyDto extends createZodDto(EmptyBodySchema) {
 export class ListRecordsQueryDto extends createZodDto(ListRecordsQuerySchema) {}
 export class DeleteRecordQueryDto extends createZodDto(DeleteRecordQuerySchema) {}
 export class ContextQueryDto extends createZodDto(ContextQuerySchema) {}
+export class ListMemoriesQueryDto extends createZodDto(ListMemoriesQuerySchema) {}
+export class ListFilesQueryDto extends createZodDto(ListFilesQuerySchema) {}
 export class ReadFileQueryDto extends createZodDto(ReadFileQuerySchema) {}
 export class RawGetQueryDto extends createZodDto(RawGetQuerySchema) {}
 export class UsageQueryDto extends createZodDto(UsageQuerySchema) {}

@@ -95,6 +95,12 @@ export abstract class MemoryRepository implements PurgeTaskTable<PurgeTask> {
    * counters are recomputed from the rows (the data check, docs/deployment.md).
    */
   abstract checkUsage(options: { repair: boolean }): Promise<MemoryUsageDrift[]>;
+  /**
+   * A keyset page (docs/api.md, "List memories"): the record's rows in path order with path strictly after
+   * `after` (all when absent), of `type` only if given, at most `limit`. One index range scan
+   * (`memories (record_id, path)`, or `(record_id, type, path)` with a type).
+   */
+  abstract listPage(recordId: string, page: { after?: string; limit: number; type?: MemoryType }): Promise<MemoryRow[]>;
   /** Newest first, at most `perType` of each type. */
   abstract listForContext(recordId: string, types: readonly MemoryType[], perType: number): Promise<MemoryRow[]>;
   /**

@@ -76,6 +76,14 @@ export class PrismaMemoryRepository implements MemoryRepository {
   }
 
   /** Newest first, at most `perType` of each type. */
+  async listPage(recordId: string, { after, limit, type }: { after?: string; limit: number; type?: MemoryType }): Promise<MemoryRow[]> {
+    return this.prisma.memory.findMany({
+      where: { recordId, ...(type ? { type } : {}), ...(after !== undefined ? { path: { gt: after } } : {}) },
+      orderBy: { path: 'asc' },
+      take: limit,
+    });
+  }
+
   async listForContext(recordId: string, types: readonly MemoryType[], perType: number): Promise<MemoryRow[]> {
     const groups = await Promise.all(
       types.map((type) => this.prisma.memory.findMany({ where: { recordId, type }, orderBy: [{ updatedAt: 'desc' }, { id: 'desc' }], take: perType })),
