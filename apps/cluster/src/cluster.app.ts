@@ -9,7 +9,7 @@ import { serviceModuleOptions } from '@agent-memory/config';
 import { FilesModule } from '@agent-memory/files';
 import { configureGatewayApp, createGatewayHttpAdapter, GatewayModule, LOG_REDACT_PATHS, RATE_LIMIT_REDIS_OPTIONS, redisRateLimiters, RedisReplayCache } from '@agent-memory/gateway';
 import { MemoryModule, type VectorIndexConfig, VectorIndexServiceModule } from '@agent-memory/memory';
-import { DrainingNatsServer, JetStreamEventServer, launchApp, NatsBusContextInterceptor, type OpsListenAddress, OpsModule } from '@agent-memory/platform';
+import { createLauncherLog, DrainingNatsServer, JetStreamEventServer, launchApp, NatsBusContextInterceptor, type OpsListenAddress, OpsModule } from '@agent-memory/platform';
 import { RecordsModule } from '@agent-memory/records';
 import { QUEUE_GROUPS } from '@agent-memory/shared';
 import { type ClusterConfig, natsAuthOf, type ProcessName } from './cluster.config';
@@ -91,7 +91,7 @@ export async function createClusterProcess(config: ClusterConfig): Promise<NestF
   const redis: Redis[] = [];
   const gateway = p === 'gateway';
   return launchApp({
-    log: { level: config.options.logLevel, props: { mode: 'cluster', service: p }, redactPaths: LOG_REDACT_PATHS },
+    log: createLauncherLog({ level: config.options.logLevel, format: config.options.logFormat, props: { mode: 'cluster', service: p }, redactPaths: LOG_REDACT_PATHS }),
     imports: [
       ClusterPlatformModule.forProcess(config, redis),
       // The gateway's HTTP side is the public API: /metrics only on its ops listener (OPS_PORT), as the

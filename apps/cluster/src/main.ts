@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { browsableUrl } from '@agent-memory/platform';
 import { createClusterProcess, listenAddress, opsListenAddress } from './cluster.app';
 import { loadClusterConfig } from './cluster.config';
 import { runClusterDataCheck } from './data-check.command';
@@ -27,8 +28,7 @@ async function main(): Promise<void> {
   const { port, host } = listenAddress(config);
   await app.listen({ port, host });
   const ops = opsListenAddress(config);
-  const what =
-    config.process === 'gateway' ? `HTTP API on http://${host}:${port}, ops (health, metrics) on http://${ops.host}:${ops.port}` : `ops (health, metrics) on http://${host}:${port}`;
+  const what = config.process === 'gateway' ? `HTTP API on ${browsableUrl(host, port)}, ops (health, metrics) on ${browsableUrl(ops.host, ops.port)}` : `ops (health, metrics) on ${browsableUrl(host, port)}`;
   process.stdout.write(`agent-memory ${config.process} ready: ${what}, bus ${config.env.NATS_URL}\n`);
 }
 

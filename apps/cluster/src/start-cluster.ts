@@ -5,6 +5,7 @@ import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync }
 import { join, resolve } from 'node:path';
 import { connect } from 'nats';
 import { loadOrCreateSecret } from '@agent-memory/config';
+import { browsableUrl } from '@agent-memory/platform';
 import { loadClusterConfig } from './cluster.config';
 import { startLocalNats, startLocalS3 } from './local-backends';
 
@@ -119,8 +120,8 @@ async function main(): Promise<void> {
     else started.push(ready);
   }
   await Promise.all(started);
-  const host = base.env.HOST === '0.0.0.0' ? '127.0.0.1' : base.env.HOST;
-  process.stdout.write(`\nagent-memory (cluster) listening on http://${host}:${base.env.PORT}  ·  API docs http://${host}:${base.env.PORT}/docs  ·  logs in ${resolve(dataDir, 'logs')}\n`);
+  const url = browsableUrl(base.env.HOST, base.env.PORT);
+  process.stdout.write(`\nagent-memory (cluster) listening on ${url}  ·  API docs ${url}/docs  ·  OpenAPI ${url}/openapi.json  ·  logs in ${resolve(dataDir, 'logs')}\n`);
 }
 
 main().catch((err: unknown) => {

@@ -1,14 +1,30 @@
 import 'reflect-metadata';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { browsableUrl } from '@agent-memory/platform';
 import { loadStandaloneConfig } from './standalone.config';
-import { createStandaloneApp } from './standalone.app';
+import { createStandaloneApp, standaloneLog } from './standalone.app';
 
-/** `npm start`: the whole service in one process on embedded backends, data under DATA_DIR. */
+/**
+ * `npm start`: the whole service in one process on embedded backends, data under DATA_DIR. Says what it
+ * is doing (data directory, models) and how long the start took; the models load before "ready", so the
+ * first remember does not stall. The printed URL names `localhost` for a loopback host (passkeys refuse
+ * an IP address: docs/authentication.md).
+ */
 async function main(): Promise<void> {
+  const started = performance.now();
   const config = loadStandaloneConfig();
-  const app = await createStandaloneApp(config);
+  const log = standaloneLog(config);
+  const firstStart = !existsSync(join(config.dataDir, 'postgres'));
+  log.logger.info(
+    { dataDir: config.dataDir },
+    firstStart ? `Creating the data directory ${config.dataDir} (first start: the embedded database is created, ~10 s)` : `Opening the data directory ${config.dataDir}`,
+  );
+  const app = await createStandaloneApp(config, { log, warmUp: true });
   await app.listen({ port: config.http.port, host: config.http.host });
-  const url = `http://${config.http.host}:${config.http.port}`;
-  process.stdout.write(`agent-memory (standalone) listening on ${url}  ·  API docs ${url}/docs  ·  data in ${config.dataDir}\n`);
+  const url = browsableUrl(config.http.host, config.http.port);
+  const seconds = ((performance.now() - started) / 1000).toFixed(1);
+  log.logger.info({ url, startMs: Math.round(performance.now() - started) }, `agent-memory (standalone) ready in ${seconds} s: ${url}  ·  API docs ${url}/docs  ·  OpenAPI ${url}/openapi.json`);
 }
 
 main().catch((err: unknown) => {

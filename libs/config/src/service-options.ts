@@ -33,6 +33,8 @@ export interface LauncherEnvDefaults {
  */
 export const ServiceOptionsEnvSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  // json for log collectors, pretty for a person; auto: pretty when stdout is a terminal (docs/configuration.md)
+  LOG_FORMAT: z.enum(['auto', 'json', 'pretty']).default('auto'),
   RATE_LIMITS: z.enum(['on', 'off']).default('on'),
   RATE_LIMIT_ANONYMOUS_PER_MINUTE: env.int(100, 1),
   BILLING_SANDBOX_CREDIT_USD: z.string().regex(/^\d{1,9}(\.\d{1,6})?$/, 'must be a USD amount such as 100 or 0.50').default('100'),
@@ -93,6 +95,8 @@ export type ServiceOptionsEnv = z.output<ReturnType<typeof launcherEnvSchema>>;
 /** The services' options, typed and nested, as both launchers pass them to the modules. */
 export interface ServiceOptions {
   logLevel: ServiceOptionsEnv['LOG_LEVEL'];
+  /** `LOG_FORMAT`: `json`, `pretty`, or `auto` (pretty when stdout is a terminal). */
+  logFormat: ServiceOptionsEnv['LOG_FORMAT'];
   /** `BILLING_MODE` (docs/billing.md). */
   billingMode: ServiceOptionsEnv['BILLING_MODE'];
   /** How long a bus request waits for its reply, ms (`BUS_REQUEST_TIMEOUT_MS`). */
@@ -173,6 +177,7 @@ export function serviceOptionsFromEnv(e: ServiceOptionsEnv, opts: { paymentSecre
   }
   return {
     logLevel: e.LOG_LEVEL,
+    logFormat: e.LOG_FORMAT,
     billingMode: e.BILLING_MODE,
     busRequestTimeoutMs: e.BUS_REQUEST_TIMEOUT_MS,
     rateLimitsEnabled: e.RATE_LIMITS === 'on',

@@ -6,14 +6,14 @@ import { Logger as PinoLogger } from 'nestjs-pino';
 import { BusPrincipalInterceptor } from '../bus/bus-principal';
 import { connectMicroserviceWith } from '../ops/hybrid-microservice';
 import { BusMetricsInterceptor } from '../ops/bus-metrics.interceptor';
-import { type LauncherLogOptions, launcherLoggerModule } from './launcher-logger';
+import { type LauncherLog, launcherLoggerModule, LauncherNestLogger } from './launcher-logger';
 
 /** What a launcher composes into one process (docs/architecture.md, "Launchers"). */
 export interface LaunchOptions {
   /** The platform module (adapters), the ops module and the service modules of this process. */
   imports: Array<Type<unknown> | DynamicModule | Promise<DynamicModule> | ForwardReference>;
-  /** The process's logger ({@link launcherLoggerModule}). */
-  log: LauncherLogOptions;
+  /** The process's logger ({@link createLauncherLog}; Nest and the access log write to it). */
+  log: LauncherLog;
   /** Fastify adapter of the HTTP side (the gateway's, with its body limits, or a plain one). */
   httpAdapter: AbstractHttpAdapter;
   /** Keep the raw request body (the gateway verifies signatures over it). */
@@ -33,7 +33,7 @@ export interface LaunchOptions {
 
 /**
  * Builds, starts the bus servers of, and initializes one process of either launcher: the root module
- * (logger first, then `imports`), the pino logger for Nest's own lines, shutdown hooks, and every bus
+ * (logger first, then `imports`), the pino logger for Nest's own lines (its start-up lines at debug), shutdown hooks, and every bus
  * server with the same enhancers: `busContext`, then the principal check (a handler acts only for the
  * agent the gateway authenticated), then the bus metrics. The gateway's HTTP envelope stays off the bus
  * handlers. Start-up errors are thrown to the caller, not turned into an exit. Call `listen` on the result.
@@ -47,7 +47,9 @@ export async function launchApp(options: LaunchOptions): Promise<NestFastifyAppl
     rawBody: options.rawBody,
     abortOnError: false,
   });
-  app.useLogger(app.get(PinoLogger));
+  app.useLogger(new LauncherNestLogger(app.get(PinoLogger)));
+  // from here on Nest's lines go out as they happen (a start's progress), not buffered until listen
+  app.flushLogs();
   app.enableShutdownHooks(options.shutdownSignals);
   // Enhancers are attached before the handlers are bound (connectMicroserviceWith).
   const interceptors = [...(options.busContext ? [options.busContext] : []), new BusPrincipalInterceptor(), app.get(BusMetricsInterceptor)];
