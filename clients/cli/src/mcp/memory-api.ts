@@ -31,20 +31,24 @@ export interface ToolError {
   code: string;
   message: string;
   requestId?: string;
+  /** RATE_LIMITED: seconds to wait before retrying (the service's `Retry-After`). */
+  retryAfterSeconds?: number;
 }
 
 /**
  * Reads `{ code, message, requestId }` from an error the SDK raised (its `AgentMemoryError` subclasses
- * carry the service's code; `AgentMemoryNetworkError` has code NETWORK_ERROR). Anything else (a bug) is
+ * carry the service's code and, for RATE_LIMITED, `retryAfterSeconds`; `AgentMemoryNetworkError` has code
+ * NETWORK_ERROR). Anything else (a bug) is
  * INTERNAL_ERROR with its message, so a tool call never crashes the MCP session.
  */
 export function toolErrorOf(error: unknown): ToolError {
   if (error instanceof Error) {
-    const { code, requestId } = error as Error & { code?: unknown; requestId?: unknown };
+    const { code, requestId, retryAfterSeconds } = error as Error & { code?: unknown; requestId?: unknown; retryAfterSeconds?: unknown };
     return {
       code: typeof code === 'string' ? code : 'INTERNAL_ERROR',
       message: error.message,
       ...(typeof requestId === 'string' ? { requestId } : {}),
+      ...(typeof retryAfterSeconds === 'number' ? { retryAfterSeconds } : {}),
     };
   }
   return { code: 'INTERNAL_ERROR', message: String(error) };

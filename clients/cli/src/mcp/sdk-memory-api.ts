@@ -10,13 +10,19 @@ export interface ServiceAccess {
 }
 
 /**
+ * Longest `Retry-After` a tool call waits out before answering RATE_LIMITED (the SDK's default is 60 s):
+ * a model is better told at once to retry later than kept waiting a minute for its tool.
+ */
+export const MAX_WAIT_FOR_RATE_LIMIT_MS = 10_000;
+
+/**
  * {@link MemoryApi} over the SDK `@agent-memory/client`: one SDK client per agent key, so every tool call
  * is an HTTP call of that agent (its retries of 429 and network errors, its idempotency keys for
  * remember and write_file, its typed errors). A tool's `idempotency_key` is passed to the SDK, which
  * otherwise makes one per call.
  */
 export function sdkMemoryApi(access: ServiceAccess): MemoryApi {
-  const client = new AgentMemory({ baseUrl: access.baseUrl, apiKey: access.apiKey });
+  const client = new AgentMemory({ baseUrl: access.baseUrl, apiKey: access.apiKey, retries: { maxRetryAfterMs: MAX_WAIT_FOR_RATE_LIMIT_MS } });
   return {
     remember: ({ record_id, idempotency_key, ...input }, signal) => client.memories.remember(record_id, input, { idempotencyKey: idempotency_key, signal }),
     recall: ({ record_id, ...input }, signal) => client.memories.recall(record_id, input, { signal }),

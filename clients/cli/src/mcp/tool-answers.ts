@@ -27,10 +27,11 @@ function answer(text: string, data: object): ToolAnswer {
   return { content: [{ type: 'text', text }], structuredContent: { ...data } };
 }
 
-/** `CODE: message (request id …)`, and `{ error: { code, message, requestId } }` as structured content. */
+/** `CODE: message (retry after N s) (request id …)`, and `{ error: { code, message, … } }` as structured content. */
 export function errorAnswer(error: ToolError): ToolAnswer {
+  const wait = error.retryAfterSeconds === undefined ? '' : ` (retry after ${error.retryAfterSeconds} s)`;
   const id = error.requestId === undefined ? '' : ` (request id ${error.requestId})`;
-  return { content: [{ type: 'text', text: `${error.code}: ${error.message}${id}` }], structuredContent: { error: { ...error } }, isError: true };
+  return { content: [{ type: 'text', text: `${error.code}: ${error.message}${wait}${id}` }], structuredContent: { error: { ...error } }, isError: true };
 }
 
 export function rememberAnswer(memory: RememberResponse): ToolAnswer {

@@ -1,0 +1,125 @@
+import { request } from 'node:http';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { startStandaloneServer, type TestServer } from '@agent-memory/test-support';
+import { serveMcpHttp, type McpHttpServer } from '../src/mcp/http';
+import { sdkMemoryApi } from '../src/mcp/sdk-memory-api';
+import { MemoryTools } from '../src/mcp/tools';
+import { call, checkListedTools, exerciseTools, freshAgent } from './mcp.fixture';
+
+// `agent-memory mcp --http` (clients/cli/README.md, "MCP"): the MCP SDK's own Client over Streamable HTTP
+// against the MCP server in front of a real standalone server; each request acts as the agent of its Bearer key.
+
+let server: TestServer;
+let mcp: McpHttpServer;
+const clients: Client[] = [];
+
+beforeAll(async () => {
+  server = await startStandaloneServer({ env: { RATE_LIMITS: 'off' } });
+  mcp = await serveMcpHttp({ port: 0, toolsFor: (apiKey) => new MemoryTools(sdkMemoryApi({ baseUrl: server.url, apiKey })) });
+}, 120_000);
+afterAll(async () => {
+  await Promise.all(clients.map((c) => c.close()));
+  await mcp?.close();
+  await server?.close({ removeData: true });
+});
+
+async function connect(agentKey: string): Promise<Client> {
+  const client = new Client({ name: 'mcp-http-e2e', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(mcp.url), { requestInit: { headers: { authorization: `Bearer ${agentKey}` } } }));
+  clients.push(client);
+  return client;
+}
+
+it('binds 127.0.0.1 and serves /mcp', () => {
+  expect(mcp.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+});
+
+it('lists the seven tools with input schemas', async () => {
+  const client = await connect((await freshAgent(server.url)).agentKey);
+  expect(client.getServerVersion()).toMatchObject({ name: 'agent-memory' });
+  await checkListedTools(client);
+});
+
+it('remembers, recalls, gives context, writes and reads files, lists records, refuses bad input, forgets', async () => {
+  const { agentKey, recordId } = await freshAgent(server.url);
+  await exerciseTools(await connect(agentKey), recordId);
+}, 120_000);
+
+it("isolates agents: agent B's session sees none of agent A's records or memories", async () => {
+  const a = await freshAgent(server.url);
+  const b = await freshAgent(server.url);
+  const [clientA, clientB] = await Promise.all([connect(a.agentKey), connect(b.agentKey)]);
+  expect((await call(clientA, 'remember', { record_id: a.recordId, content: 'Agent A keeps the launch codes in the blue binder.', path: 'secret' })).isError).toBe(false);
+
+  const listedByB = await call(clientB, 'list_records', {});
+  expect(listedByB.structured!.records.map((r: any) => r.id)).toEqual([b.recordId]);
+  for (const [name, args] of [
+    ['recall', { record_id: a.recordId, query: 'launch codes' }],
+    ['context', { record_id: a.recordId }],
+    ['forget', { record_id: a.recordId, path: 'secret' }],
+  ] as const) {
+    const refused = await call(clientB, name, args);
+    expect(refused).toMatchObject({ isError: true, structured: { error: { code: 'NOT_FOUND' } } });
+  }
+  const ownRecall = await call(clientB, 'recall', { record_id: b.recordId, query: 'launch codes' });
+  expect(ownRecall.structured!.memories).toEqual([]);
+  // A's memory survived B's forget attempt, and A's session still acts as A
+  const stillThere = await call(clientA, 'recall', { record_id: a.recordId, query: 'launch codes' });
+  expect(stillThere.structured!.memories.map((m: any) => m.path)).toEqual(['secret']);
+}, 120_000);
+
+describe('the HTTP edge', () => {
+  const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
+  const post = (headers: Record<string, string>, body: unknown = initialize, path = '/mcp') =>
+    fetch(new URL(path, mcp.url), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+      body: JSON.stringify(body),
+    });
+
+  /** POSTs initialize with this Host header (fetch always sends the URL's host). */
+  const statusWithHost = (host: string, headers: Record<string, string>) =>
+    new Promise<number | undefined>((resolve, reject) => {
+      const req = request(mcp.url, { method: 'POST', headers: { ...headers, host, 'content-type': 'application/json', accept: 'application/json, text/event-stream' } }, (res) => {
+        res.resume();
+        resolve(res.statusCode);
+      });
+      req.on('error', reject);
+      req.end(JSON.stringify(initialize));
+    });
+
+  it('answers 401 with a Bearer challenge without an agent key', async () => {
+    const res = await post({});
+    expect(res.status).toBe(401);
+    expect(res.headers.get('www-authenticate')).toMatch(/^Bearer /);
+    expect(await res.json()).toMatchObject({ jsonrpc: '2.0', error: { message: expect.stringContaining('Bearer') } });
+  });
+
+  it('refuses a foreign Host or Origin (DNS rebinding) before anything else', async () => {
+    const { agentKey } = await freshAgent(server.url);
+    const auth = { authorization: `Bearer ${agentKey}` };
+    expect(await statusWithHost('evil.example:80', auth)).toBe(403);
+    expect(await statusWithHost(`localhost:${new URL(mcp.url).port}`, auth)).toBe(200);
+    const foreignOrigin = await post({ ...auth, origin: 'http://evil.example' });
+    expect(foreignOrigin.status).toBe(403);
+    expect(await foreignOrigin.json()).toMatchObject({ error: { message: 'Invalid Origin: http://evil.example' } });
+    expect((await post({ ...auth, origin: `http://localhost:${new URL(mcp.url).port}` })).status).toBe(200);
+  });
+
+  it('takes POST at /mcp only, and JSON bodies only', async () => {
+    const { agentKey } = await freshAgent(server.url);
+    const auth = { authorization: `Bearer ${agentKey}` };
+    expect((await fetch(mcp.url, { headers: auth })).status).toBe(405);
+    expect((await post(auth, initialize, '/other')).status).toBe(404);
+    const notJson = await fetch(mcp.url, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: '{"jsonrpc":' });
+    expect(notJson.status).toBe(400);
+    expect(await notJson.json()).toMatchObject({ error: { code: -32700 } });
+  });
+
+  it('answers an unknown agent key as a tool error UNAUTHORIZED, not a crash', async () => {
+    const client = await connect('amk_test_unknownunknownunknown');
+    const result = await call(client, 'list_records', {});
+    expect(result).toMatchObject({ isError: true, structured: { error: { code: 'UNAUTHORIZED' } } });
+  });
+});
