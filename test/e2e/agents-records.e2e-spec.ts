@@ -219,9 +219,9 @@ describe('HTTP edge', () => {
     expect(health.status).toBe(200);
     expect(health.headers.get('x-request-id')).toBeTruthy();
     expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
-    const doc = (await (await fetch(`${server.url}/docs/openapi.json`)).json()) as any;
+    const doc = (await (await fetch(`${server.url}/openapi.json`)).json()) as any;
     expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/api/v1/agents', '/api/v1/records', '/api/v1/records/{recordId}/recall', '/api/v1/records/{recordId}/remember']));
-    expect(doc.components.schemas.RememberDto.properties.content).toBeDefined();
+    expect(doc.components.schemas.RememberBody.properties.content).toBeDefined();
     const forgetQuery = (doc.paths['/api/v1/records/{recordId}/remember'].delete.parameters as any[]).filter((p) => p.in === 'query');
     expect(forgetQuery.map((p) => [p.name, p.required]).sort()).toEqual([['id', false], ['path', false]]);
     expect((await fetch(`${server.url}/docs`)).status).toBe(200);

@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
-import { cleanupOpenApiDoc } from 'nestjs-zod';
+import { type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { DomainError, LIMITS } from '@agent-memory/shared';
 import { runWithBusHeaders } from '@agent-memory/platform';
 import { authorizationFieldCount } from './auth/authorization-header';
-import * as requestDtos from './http/dto';
 import { answerClientError, answerFrameworkError, MAX_PARAM_LENGTH } from './http/edge-errors';
 import { DEFAULT_HTTP_SECURITY, type HttpSecurityOptions, registerHttpSecurity } from './http/http-security';
+import { buildOpenApiDocument, type OpenApiDocument } from './openapi/openapi-document';
+import { recordServedRoutes } from './openapi/served-routes';
 
 /**
  * Largest accepted request body, bytes: a 1 MB file whose every character needs a 6-byte JSON escape
@@ -39,8 +39,10 @@ export function createGatewayHttpAdapter(): FastifyAdapter {
 /**
  * Fastify-level hooks that Nest's filters cannot see: body parsing errors, unknown routes, the request
  * id header, the bus correlation id, per-route body limits and security headers
- * ({@link registerHttpSecurity}), and the OpenAPI document at `/docs` (JSON at `/docs/openapi.json`).
- * Call before `init`/`listen`, so that the body limits reach the routes.
+ * ({@link registerHttpSecurity}), and the OpenAPI 3.1 contract ({@link buildOpenApiDocument}) at
+ * `/openapi.json` (also `/docs/openapi.json`), read by the Swagger UI page at `/docs`. The document is built
+ * once, on its first request (an API route without `@Returns` fails that request and the contract tests, not the start).
+ * Call before `init`/`listen`, so that the body limits and the route list ({@link recordServedRoutes}) see every route.
  */
 export function configureGatewayApp(app: NestFastifyApplication, options: { security?: HttpSecurityOptions } = {}): void {
   const fastify = app.getHttpAdapter().getInstance();
@@ -56,34 +58,14 @@ export function configureGatewayApp(app: NestFastifyApplication, options: { secu
   });
   // JSON only: a text/plain body is refused with VALIDATION_ERROR instead of reaching the schemas as a string.
   fastify.removeContentTypeParser(['text/plain']);
-  const document = SwaggerModule.createDocument(
-    app,
-    new DocumentBuilder()
-      .setTitle('agent-memory')
-      .setDescription('Memory service for AI agents: records, memories, files, recall, context. Every response uses the envelope { success, data | error }.')
-      .setVersion('1')
-      .addBearerAuth()
-      .addApiKey({ type: 'apiKey', in: 'header', name: 'Authorization', description: 'Passkey <session credential> (humans; docs/authentication.md)' }, 'passkey')
-      .build(),
-  );
-  SwaggerModule.setup('docs', app, markOmittableBodies(cleanupOpenApiDoc(document)), { jsonDocumentUrl: 'docs/openapi.json' });
-}
-
-/**
- * Marks as optional (`requestBody.required: false`) the bodies that may be left out: those of the DTO
- * classes of ./http/dto.ts with `static omittable = true`, which the request pipe reads as `{}` when absent.
- */
-function markOmittableBodies(document: OpenAPIObject): OpenAPIObject {
-  const omittable = new Set(
-    Object.entries(requestDtos)
-      .filter(([, dto]) => (dto as { omittable?: boolean }).omittable === true)
-      .map(([name]) => `#/components/schemas/${name}`),
-  );
-  for (const item of Object.values(document.paths)) {
-    for (const operation of Object.values(item) as Array<{ requestBody?: { required?: boolean; content?: Record<string, { schema?: { $ref?: string } }> } }>) {
-      const ref = operation?.requestBody?.content?.['application/json']?.schema?.$ref;
-      if (ref !== undefined && omittable.has(ref)) operation.requestBody!.required = false;
-    }
-  }
-  return document;
+  recordServedRoutes(fastify);
+  let document: OpenApiDocument | undefined;
+  const documentOnce = () => (document ??= buildOpenApiDocument(app));
+  fastify.get('/openapi.json', (_req, reply) => void reply.send(documentOnce()));
+  // The UI loads /openapi.json (`spec: {}` makes Swagger UI fetch `url` instead of an embedded copy).
+  SwaggerModule.setup('docs', app, () => documentOnce() as unknown as OpenAPIObject, {
+    raw: ['json'],
+    jsonDocumentUrl: 'docs/openapi.json',
+    swaggerOptions: { url: '/openapi.json', spec: {} },
+  });
 }

@@ -15,3 +15,7 @@ export * from './billing/payment-protocol';
 
 // The Authorization header parser, for the hostile-input benchmark (bench/hostile-input.bench.ts).
 export { parseAuthorization } from './auth/authorization-header';
+
+// The OpenAPI 3.1 contract (docs/api.md, "The OpenAPI contract") and the routes the server really serves.
+export { buildOpenApiDocument, openApiDocumentOf, type OpenApiDocument, type OpenApiOperation, type PaymentDiscovery } from './openapi/openapi-document';
+export { servedRoutes, type ServedRoute } from './openapi/served-routes';

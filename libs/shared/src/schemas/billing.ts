@@ -48,6 +48,8 @@ export const UsdAmountSchema = z.union([z.string(), z.number()]).transform((raw,
     return z.NEVER;
   }
   return micro;
+}).meta({
+  description: `A USD amount: a decimal string ("10.00") or a number, at most 6 decimals, from ${formatUsd(TOP_UP_LIMITS_MICRO_USD.min)} to ${formatUsd(TOP_UP_LIMITS_MICRO_USD.max)} USD.`,
 });
 
 // --- HTTP bodies, queries and responses (docs/billing.md) ---

@@ -12,15 +12,25 @@ export const RecordIdSchema = z.string().regex(idPattern('record'), 'must be a r
 export const MemoryIdSchema = z.string().regex(idPattern('memory'), 'must be a memory id (mem_...)');
 export const AgentIdSchema = z.string().regex(idPattern('agent'), 'must be an agent id (agt_...)');
 
-/** A memory or file path (docs/api.md, "Sizes"): normalised to NFC, checked by {@link checkStoragePath}. */
-export const StoragePathSchema = z.string().transform((raw, ctx) => {
-  const checked = checkStoragePath(raw);
-  if (!checked.ok) {
-    ctx.addIssue({ code: 'custom', message: checked.message });
-    return z.NEVER;
-  }
-  return checked.path;
-});
+/**
+ * A memory or file path (docs/api.md, "Sizes"): normalised to NFC, checked by {@link checkStoragePath}.
+ * The check is code, so its rules are restated for the OpenAPI document (`meta`, from the same limit).
+ */
+export const StoragePathSchema = z
+  .string()
+  .transform((raw, ctx) => {
+    const checked = checkStoragePath(raw);
+    if (!checked.ok) {
+      ctx.addIssue({ code: 'custom', message: checked.message });
+      return z.NEVER;
+    }
+    return checked.path;
+  })
+  .meta({
+    minLength: 1,
+    maxLength: LIMITS.pathLength.max,
+    description: `A path such as \`notes/today.md\`: 1 to ${LIMITS.pathLength.max} characters after NFC normalisation, segments separated by "/", no control characters, no backslash, no leading "/", no empty, "." or ".." segments.`,
+  });
 
 /**
  * A short text kept in PostgreSQL (names, tags, categories, idempotency keys): no control characters.

@@ -4,9 +4,13 @@ import { AgentIdSchema, CommitIdSchema, IdempotencyKeySchema, queryInt, RecordId
 import { ListCursorSchema, PathPrefixSchema } from './list-cursor';
 
 /** File content: at most 1 MB of UTF-8 text (docs/api.md, "Files"); empty files are allowed. */
-export const FileContentSchema = z.string().refine((s) => utf8Bytes(s) <= LIMITS.fileContentBytes.max, {
-  message: `must be at most ${LIMITS.fileContentBytes.max} bytes (1MB) of UTF-8`,
-});
+export const FileContentSchema = z
+  .string()
+  .refine((s) => utf8Bytes(s) <= LIMITS.fileContentBytes.max, {
+    message: `must be at most ${LIMITS.fileContentBytes.max} bytes (1MB) of UTF-8`,
+  })
+  // The byte limit is code, so it is restated for the OpenAPI document (maxLength: no string of that many bytes has more characters).
+  .meta({ maxLength: LIMITS.fileContentBytes.max, description: `Text, at most ${LIMITS.fileContentBytes.max} bytes (1 MB) of UTF-8; empty files are allowed.` });
 
 /** POST /api/v1/records/{id}/write body (docs/api.md, "Files"). */
 export const WriteFileBodySchema = z.strictObject({

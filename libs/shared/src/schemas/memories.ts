@@ -21,7 +21,9 @@ export const MemoryContentSchema = withoutNul(z.string())
   .refine((s) => utf8Bytes(s) >= LIMITS.memoryContentBytes.min, { message: 'must not be empty' })
   .refine((s) => utf8Bytes(s) <= LIMITS.memoryContentBytes.max, {
     message: `must be at most ${LIMITS.memoryContentBytes.max} bytes (50KB) of UTF-8`,
-  });
+  })
+  // The byte limit is code, so it is restated for the OpenAPI document (maxLength: no string of that many bytes has more characters).
+  .meta({ minLength: 1, maxLength: LIMITS.memoryContentBytes.max, description: `Text, ${LIMITS.memoryContentBytes.min} to ${LIMITS.memoryContentBytes.max} bytes (50 KB) of UTF-8, no NUL.` });
 
 /** POST /api/v1/records/{id}/remember body (docs/api.md, "Memories"). */
 export const RememberBodySchema = z.strictObject({

@@ -2,6 +2,7 @@ import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { AgentKeyListSchema, RevokeKeyResponseSchema, RotateKeyResponseSchema, SUBJECTS } from '@agent-memory/shared';
 import { BusClient } from '@agent-memory/platform';
+import { Returns } from '../openapi/returns.decorator';
 import { Principal } from '../auth/principal.decorator';
 import { EmptyBodyDto, RotateKeyDto } from './dto';
 import { AgentRoute } from './route-kinds';
@@ -19,6 +20,7 @@ export class AgentKeysController {
   constructor(private readonly bus: BusClient) {}
 
   @Get()
+  @Returns(AgentKeyListSchema, { summary: 'List the agent\'s keys (no secrets)' })
   @AgentRoute()
   list(@Principal() principal: Principal) {
     return this.bus.request(SUBJECTS.agents.listKeys, { agentId: principal.agentId }, AgentKeyListSchema);
@@ -26,6 +28,7 @@ export class AgentKeysController {
 
   @Post('rotate')
   @HttpCode(200)
+  @Returns(RotateKeyResponseSchema, { summary: 'Rotate the agent key', description: 'The new key is shown once; the previous keys stay valid for `graceSeconds`.' })
   @AgentRoute()
   rotate(@Principal() principal: Principal, @Body() { graceSeconds }: RotateKeyDto) {
     return this.bus.request(SUBJECTS.agents.rotateKey, { agentId: principal.agentId, graceSeconds, requestedBy: 'agent' }, RotateKeyResponseSchema);
@@ -33,6 +36,7 @@ export class AgentKeysController {
 
   @Post(':keyId/revoke')
   @HttpCode(200)
+  @Returns(RevokeKeyResponseSchema, { summary: 'Revoke an agent key at once', errors: ['NOT_FOUND'] })
   @AgentRoute()
   revoke(@Principal() principal: Principal, @Param('keyId') keyId: string, @Body() _body: EmptyBodyDto) {
     return this.bus.request(SUBJECTS.agents.revokeKey, { agentId: principal.agentId, keyId, requestedBy: 'agent' }, RevokeKeyResponseSchema);

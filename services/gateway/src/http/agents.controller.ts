@@ -2,6 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Post } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { AgentSchema, ClaimsReleaseByAgentReplySchema, CreateAgentResponseSchema, SUBJECTS, WalletChallengeResponseSchema } from '@agent-memory/shared';
 import { BusClient } from '@agent-memory/platform';
+import { Returns } from '../openapi/returns.decorator';
 import { Principal } from '../auth/principal.decorator';
 import { CreateAgentDto, EmptyBodyDto, WalletChallengeDto } from './dto';
 import { AgentRoute, PublicRoute } from './route-kinds';
@@ -18,6 +19,7 @@ export class AgentsController {
    */
   @Post()
   @HttpCode(201)
+  @Returns(CreateAgentResponseSchema, { summary: 'Create an agent', description: 'The agent key is shown once; keep it secret. A client-supplied `walletAddress` needs a `walletProof` (see the wallet challenge).' })
   @PublicRoute({ limit: 'client' })
   create(@Body() body: CreateAgentDto) {
     return this.bus.request(SUBJECTS.agents.create, { body }, CreateAgentResponseSchema);
@@ -30,6 +32,7 @@ export class AgentsController {
    */
   @Post('wallet-challenge')
   @HttpCode(200)
+  @Returns(WalletChallengeResponseSchema, { summary: 'Get a wallet challenge to bind your own wallet', description: 'The EIP-4361 message to sign with the wallet before creating an agent with that `walletAddress`; single use, valid 5 minutes.' })
   @PublicRoute({ limit: 'client' })
   walletChallenge(@Body() body: WalletChallengeDto) {
     return this.bus.request(SUBJECTS.agents.walletChallenge, body, WalletChallengeResponseSchema);
@@ -37,6 +40,7 @@ export class AgentsController {
 
   /** Get agent: the caller's own agent. */
   @Get()
+  @Returns(AgentSchema, { summary: 'Get the calling agent' })
   @AgentRoute()
   get(@Principal() principal: Principal) {
     return this.bus.request(SUBJECTS.agents.get, { agentId: principal.agentId }, AgentSchema);
@@ -49,6 +53,7 @@ export class AgentsController {
    */
   @Delete('claim')
   @HttpCode(200)
+  @Returns(ClaimsReleaseByAgentReplySchema, { summary: 'Drop a human\'s claim on this agent', description: '`released: false` when no human had claimed it. A passkey session is 403.' })
   @AgentRoute()
   releaseClaim(@Principal() principal: Principal, @Body() _body: EmptyBodyDto) {
     return this.bus.request(SUBJECTS.humans.releaseClaimByAgent, { agentId: principal.agentId }, ClaimsReleaseByAgentReplySchema);

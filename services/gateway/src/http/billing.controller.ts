@@ -1,17 +1,22 @@
 import { Body, Controller, Get, HttpCode, Inject, Post, Query, Req } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import {
+  BalanceResponseSchema,
   BalanceSchema,
   type BillingEnvironment,
   ForbiddenError,
   formatUsd,
   PAID_ROUTES,
   PRICE_LIST_MICRO_USD,
+  PricesResponseSchema,
   randomBase62,
   SUBJECTS,
+  TopUpResponseSchema,
+  UsageResponseSchema,
   UsageSummarySchema,
 } from '@agent-memory/shared';
 import { BusClient } from '@agent-memory/platform';
+import { Returns } from '../openapi/returns.decorator';
 import { Principal } from '../auth/principal.decorator';
 import type { GatewayRequest } from '../auth/request-context';
 import { PaymentProtocol } from '../billing/payment-protocol';
@@ -55,6 +60,7 @@ export class BillingController {
 
   /** The price list (docs/billing.md, "Prices") and how to pay. No auth. */
   @Get('prices')
+  @Returns(PricesResponseSchema, { summary: 'The price list and the payment method' })
   @PublicRoute()
   prices() {
     return {
@@ -68,6 +74,7 @@ export class BillingController {
 
   /** The caller's balance: live for a live key, the sandbox for a `_test_` key. */
   @Get('balance')
+  @Returns(BalanceResponseSchema, { summary: 'The caller\'s balance (live, or the sandbox for a test key)' })
   @AgentRoute()
   async balance(@Principal() { agentId, keyEnvironment }: Principal) {
     return this.balanceResponse(await this.bus.request(SUBJECTS.billing.balance, { agentId, environment: keyEnvironment }, BalanceSchema));
@@ -75,6 +82,7 @@ export class BillingController {
 
   /** The caller's usage ledger in the key's environment: a page of entries, totals per operation and per UTC day. */
   @Get('usage')
+  @Returns(UsageResponseSchema, { summary: 'The caller\'s usage ledger: a page of entries and totals' })
   @AgentRoute()
   async usage(@Principal() { agentId, keyEnvironment }: Principal, @Query() q: UsageQueryDto) {
     const summary = await this.bus.request(
@@ -95,6 +103,7 @@ export class BillingController {
    */
   @Post('top-up')
   @HttpCode(200)
+  @Returns(TopUpResponseSchema, { summary: 'Top up the live balance with a Payment credential', description: 'With a live agent key: 402 with a `Payment` challenge for the amount. With `Authorization: Payment` paying that challenge: the new balance, with `Payment-Receipt`. Test keys: 403.' })
   @TopUpRoute()
   async topUp(@Req() req: GatewayRequest, @Body() { amount }: TopUpDto) {
     const topUp = await this.recorder.topUp(req, amount);
@@ -104,6 +113,7 @@ export class BillingController {
   /** Free sandbox credit for the test environment (`_test_` keys only; live keys: 403). */
   @Post('sandbox/top-up')
   @HttpCode(200)
+  @Returns(TopUpResponseSchema, { summary: 'Free sandbox credit for a test key', description: 'Live keys: 403.' })
   @AgentRoute()
   async sandboxTopUp(@Principal() principal: Principal, @Body() { amount }: TopUpDto) {
     if (principal.keyEnvironment !== 'test') throw new ForbiddenError('Sandbox credit is for test keys only: top up a live balance with POST /api/v1/billing/top-up');

@@ -2,6 +2,7 @@ import { Body, Controller, Get, HttpCode, Param, Post, Query, Req } from '@nestj
 import { ApiTags } from '@nestjs/swagger';
 import { FilesWriteReplySchema, RawGetResponseSchema, RawPutResponseSchema, ReadFileResponseSchema, SUBJECTS } from '@agent-memory/shared';
 import { BusClient } from '@agent-memory/platform';
+import { Returns } from '../openapi/returns.decorator';
 import { Principal } from '../auth/principal.decorator';
 import type { GatewayRequest } from '../auth/request-context';
 import { UsageRecorder } from '../billing/usage-recorder';
@@ -18,6 +19,7 @@ export class FilesController {
   ) {}
 
   @Get('read')
+  @Returns(ReadFileResponseSchema, { summary: 'Read a file' })
   @RecordRoute({ price: 'read_file', passkey: true })
   read(@Req() req: GatewayRequest, @Principal() principal: Principal, @Param('recordId') recordId: string, @Query() { path }: ReadFileQueryDto) {
     return this.usage.paid(req, {
@@ -29,6 +31,7 @@ export class FilesController {
 
   @Post('write')
   @HttpCode(200)
+  @Returns(FilesWriteReplySchema, { summary: 'Write a file (replaces the file at that path)', description: 'Send an `idempotency_key` with every write you may retry.' })
   @RecordRoute({ price: 'write_file', recordLimit: 'write' })
   async write(@Req() req: GatewayRequest, @Principal() principal: Principal, @Param('recordId') recordId: string, @Body() body: WriteFileDto) {
     const reply = await this.usage.paid(req, {
@@ -44,6 +47,7 @@ export class FilesController {
   /** Raw blob write for `local`-mode agents, wallet signature auth (docs/api.md, "Raw blobs (local mode) and wallet signatures"): free. */
   @Post('raw')
   @HttpCode(200)
+  @Returns(RawPutResponseSchema, { summary: 'Write a raw blob (local-mode agents)', description: 'Wallet signature only; a `cloud` agent is 403.' })
   @RecordRoute({ credential: 'signature' })
   rawPut(@Principal() principal: Principal, @Param('recordId') recordId: string, @Body() body: RawPutDto) {
     return this.bus.request(SUBJECTS.files.rawPut, { agentId: principal.agentId, recordId, body }, RawPutResponseSchema);
@@ -51,6 +55,7 @@ export class FilesController {
 
   /** Raw blob read for `local`-mode agents: free. */
   @Get('raw')
+  @Returns(RawGetResponseSchema, { summary: 'Read a raw blob (local-mode agents)', description: 'Wallet signature only; a `cloud` agent is 403.' })
   @RecordRoute({ credential: 'signature' })
   rawGet(@Principal() principal: Principal, @Param('recordId') recordId: string, @Query() { path }: RawGetQueryDto) {
     return this.bus.request(SUBJECTS.files.rawGet, { agentId: principal.agentId, recordId, path }, RawGetResponseSchema);

@@ -1,5 +1,5 @@
-import { applyDecorators, Body, Controller, createParamDecorator, Delete, type ExecutionContext, Get, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
-import { ApiBody, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, createParamDecorator, Delete, type ExecutionContext, Get, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
 import {
   ContextResponseSchema,
   ForgetResponseSchema,
@@ -11,10 +11,11 @@ import {
   ValidationError,
 } from '@agent-memory/shared';
 import { BusClient } from '@agent-memory/platform';
+import { Returns } from '../openapi/returns.decorator';
 import { Principal } from '../auth/principal.decorator';
 import type { GatewayRequest } from '../auth/request-context';
 import { UsageRecorder } from '../billing/usage-recorder';
-import { ContextQueryDto, ForgetDto, RecallDto, RememberDto } from './dto';
+import { ContextQueryDto, RecallDto, RememberDto } from './dto';
 import { RecordRoute } from './route-kinds';
 import { validate } from './validate';
 
@@ -30,18 +31,6 @@ const ForgetTargetOf = createParamDecorator((_data: unknown, context: ExecutionC
   return target.target;
 });
 
-/**
- * The OpenAPI entries of {@link ForgetTargetOf}'s query parameters (one per ForgetTargetSchema field, none
- * required: exactly one of them, or the same field in the body), which Swagger cannot see through a custom
- * parameter decorator.
- */
-const ApiForgetTargetQuery = () =>
-  applyDecorators(
-    ...Object.keys(ForgetTargetSchema.shape).map((name) =>
-      ApiQuery({ name, type: String, required: false, description: `Forget target by ${name} (exactly one of path or id; or give it in the body)` }),
-    ),
-  );
-
 /** Memories (docs/api.md, "Memories"): paid, 0.05 USD a call, from the agent's balance or by Payment credential (docs/billing.md). */
 @ApiTags('memories')
 @Controller('api/v1/records/:recordId')
@@ -53,6 +42,7 @@ export class MemoryController {
 
   @Post('recall')
   @HttpCode(200)
+  @Returns(RecallResponseSchema, { summary: 'Recall: the memories of a record ranked for a query' })
   @RecordRoute({ price: 'recall', recordLimit: 'query', passkey: true })
   recall(@Req() req: GatewayRequest, @Principal() principal: Principal, @Param('recordId') recordId: string, @Body() body: RecallDto) {
     return this.usage.paid(req, {
@@ -64,6 +54,7 @@ export class MemoryController {
 
   @Post('remember')
   @HttpCode(200)
+  @Returns(MemoryRememberReplySchema, { summary: 'Remember: store a memory at a path (replaces the memory at that path)', description: 'Send an `idempotency_key` with every write you may retry.' })
   @RecordRoute({ price: 'remember', recordLimit: 'write' })
   async remember(@Req() req: GatewayRequest, @Principal() principal: Principal, @Param('recordId') recordId: string, @Body() body: RememberDto) {
     const reply = await this.usage.paid(req, {
@@ -78,9 +69,11 @@ export class MemoryController {
 
   @Delete('remember')
   @HttpCode(200)
+  @Returns(ForgetResponseSchema, { summary: 'Forget a memory by path or id', description: 'The target is exactly one of `path` or `id`, in the JSON body or in the query string, not both.',
+    // ForgetTargetOf reads the target itself (body or query), so the route has no @Body()/@Query() DTO to read it from.
+    request: { body: ForgetTargetSchema, bodyRequired: false, query: ForgetTargetSchema },
+  })
   @RecordRoute({ price: 'forget', recordLimit: 'write' })
-  @ApiBody({ type: ForgetDto, required: false })
-  @ApiForgetTargetQuery()
   forget(@Req() req: GatewayRequest, @Principal() principal: Principal, @Param('recordId') recordId: string, @ForgetTargetOf() target: { path: string } | { id: string }) {
     return this.usage.paid(req, {
       operation: 'forget',
@@ -90,6 +83,7 @@ export class MemoryController {
   }
 
   @Get('context')
+  @Returns(ContextResponseSchema, { summary: 'Get the newest memories of a record, by type' })
   @RecordRoute({ price: 'context', recordLimit: 'query', passkey: true })
   context(@Req() req: GatewayRequest, @Principal() principal: Principal, @Param('recordId') recordId: string, @Query() { limit }: ContextQueryDto) {
     return this.usage.paid(req, {

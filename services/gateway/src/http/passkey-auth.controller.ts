@@ -2,6 +2,7 @@ import { Body, Controller, HttpCode, Post, Req } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { HumanSessionResponseSchema, PasskeyOptionsResponseSchema, SessionsEndReplySchema, SUBJECTS, UnauthorizedError } from '@agent-memory/shared';
 import { BusClient } from '@agent-memory/platform';
+import { Returns } from '../openapi/returns.decorator';
 import { AgentAuthenticator } from '../auth/agent-authenticator';
 import { parseAuthorization } from '../auth/authorization-header';
 import type { GatewayRequest } from '../auth/request-context';
@@ -24,6 +25,7 @@ export class PasskeyAuthController {
   /** Registration options: a new account (`name` required), or, signed in, one more passkey for the account. */
   @Post('passkey/register/options')
   @HttpCode(200)
+  @Returns(PasskeyOptionsResponseSchema, { summary: 'Passkey registration options', description: 'A new account (`name` required), or, signed in with `Authorization: Passkey`, one more passkey for the account.' })
   @PublicRoute({ limit: 'client' })
   async registerOptions(@Req() req: GatewayRequest, @Body() { name }: PasskeyRegisterOptionsDto) {
     const humanId = await this.optionalSession(req);
@@ -36,6 +38,7 @@ export class PasskeyAuthController {
    */
   @Post('passkey/register/verify')
   @HttpCode(200)
+  @Returns(HumanSessionResponseSchema, { summary: 'Finish a passkey registration: a session', description: 'A ceremony begun signed in must be finished with a session of the same account (none: 401, another account\'s: 403).', errors: ['FORBIDDEN'] })
   @PublicRoute({ limit: 'client' })
   async registerVerify(@Req() req: GatewayRequest, @Body() { response }: PasskeyVerifyDto) {
     const humanId = await this.optionalSession(req);
@@ -44,6 +47,7 @@ export class PasskeyAuthController {
 
   @Post('passkey/login/options')
   @HttpCode(200)
+  @Returns(PasskeyOptionsResponseSchema, { summary: 'Passkey sign-in options' })
   @PublicRoute({ limit: 'client' })
   loginOptions(@Body() _body: EmptyBodyDto) {
     return this.bus.request(SUBJECTS.humans.passkeyLoginOptions, {}, PasskeyOptionsResponseSchema);
@@ -51,6 +55,7 @@ export class PasskeyAuthController {
 
   @Post('passkey/login/verify')
   @HttpCode(200)
+  @Returns(HumanSessionResponseSchema, { summary: 'Finish a passkey sign-in: a session' })
   @PublicRoute({ limit: 'client' })
   loginVerify(@Body() body: PasskeyVerifyDto) {
     return this.bus.request(SUBJECTS.humans.passkeyLoginVerify, body, HumanSessionResponseSchema);
@@ -67,6 +72,7 @@ export class PasskeyAuthController {
   /** Sign out: the session credential stops working at once. */
   @Post('logout')
   @HttpCode(200)
+  @Returns(SessionsEndReplySchema, { summary: 'Sign out: the session stops working at once' })
   @HumanRoute()
   logout(@Req() req: GatewayRequest, @Body() _body: EmptyBodyDto) {
     const token = parseAuthorization(req.headers.authorization)?.credential as string;

@@ -2,6 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } fr
 import { ApiTags } from '@nestjs/swagger';
 import { DeleteRecordResponseSchema, RecordListSchema, RecordSchema, SUBJECTS } from '@agent-memory/shared';
 import { BusClient } from '@agent-memory/platform';
+import { Returns } from '../openapi/returns.decorator';
 import { Principal } from '../auth/principal.decorator';
 import { CreateRecordDto, DeleteRecordQueryDto, ListRecordsQueryDto, UpdateRecordDto } from './dto';
 import { AgentRoute, RecordRoute } from './route-kinds';
@@ -14,24 +15,28 @@ export class RecordsController {
 
   @Post()
   @HttpCode(201)
+  @Returns(RecordSchema, { summary: 'Create a record' })
   @AgentRoute()
   create(@Principal() principal: Principal, @Body() body: CreateRecordDto) {
     return this.bus.request(SUBJECTS.records.create, { agentId: principal.agentId, body }, RecordSchema);
   }
 
   @Get()
+  @Returns(RecordListSchema, { summary: 'List the agent\'s records (paginated, newest first)' })
   @AgentRoute()
   list(@Principal() principal: Principal, @Query() query: ListRecordsQueryDto) {
     return this.bus.request(SUBJECTS.records.list, { agentId: principal.agentId, query }, RecordListSchema);
   }
 
   @Get(':recordId')
+  @Returns(RecordSchema, { summary: 'Get a record' })
   @RecordRoute({ passkey: true })
   get(@Principal() principal: Principal, @Param('recordId') recordId: string) {
     return this.bus.request(SUBJECTS.records.get, { agentId: principal.agentId, recordId }, RecordSchema);
   }
 
   @Patch(':recordId')
+  @Returns(RecordSchema, { summary: 'Update a record\'s name, tags or category' })
   @RecordRoute()
   update(@Principal() principal: Principal, @Param('recordId') recordId: string, @Body() body: UpdateRecordDto) {
     return this.bus.request(SUBJECTS.records.update, { agentId: principal.agentId, recordId, body }, RecordSchema);
@@ -39,6 +44,7 @@ export class RecordsController {
 
   @Delete(':recordId')
   @HttpCode(200)
+  @Returns(DeleteRecordResponseSchema, { summary: 'Delete a record', description: 'With `cascade=true` its memories and files are deleted too.' })
   @RecordRoute()
   delete(@Principal() principal: Principal, @Param('recordId') recordId: string, @Query() { cascade }: DeleteRecordQueryDto) {
     return this.bus.request(SUBJECTS.records.delete, { agentId: principal.agentId, recordId, cascade }, DeleteRecordResponseSchema);

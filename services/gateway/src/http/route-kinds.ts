@@ -1,5 +1,4 @@
 import { applyDecorators, SetMetadata, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiSecurity } from '@nestjs/swagger';
 import type { PaidOperation } from '@agent-memory/shared';
 import { AgentKeyGuard } from '../auth/agent-key.guard';
 import { AllowPasskey } from '../auth/allow-passkey.decorator';
@@ -19,14 +18,36 @@ import { AgentRateLimitGuard, AnonymousRateLimitGuard, HumanRateLimitGuard, type
 /** The name of a route's kind, kept on the handler under {@link ROUTE_KIND}. */
 export type RouteKind = 'public' | 'agent' | 'record' | 'top-up' | 'human';
 export const ROUTE_KIND = 'agent-memory:route-kind';
-const kind = (name: RouteKind) => SetMetadata(ROUTE_KIND, name);
+/** The options a route's kind was declared with ({@link RouteKindOptions}), kept on the handler under this key. */
+export const ROUTE_KIND_OPTIONS = 'agent-memory:route-kind-options';
+
+/** A route's kind and its options, as the OpenAPI document reads them (../openapi/openapi-document.ts). */
+export type RouteKindOptions =
+  | { kind: 'public'; options: PublicRouteOptions }
+  | { kind: 'agent'; options: Record<string, never> }
+  | { kind: 'record'; options: RecordRouteOptions }
+  | { kind: 'top-up'; options: Record<string, never> }
+  | { kind: 'human'; options: HumanRouteOptions };
+
+const kind = (declared: RouteKindOptions) => applyDecorators(SetMetadata(ROUTE_KIND, declared.kind), SetMetadata(ROUTE_KIND_OPTIONS, declared));
+
+/** Options of {@link PublicRoute}. */
+export interface PublicRouteOptions {
+  /** `'client'`: counted against the per-client-address limit of calls made without an agent. */
+  limit?: 'client';
+  /**
+   * The handler itself reads an optional `Authorization: Passkey <session>` (none is fine; any other: 401),
+   * e.g. the passkey registration that adds a passkey to a signed-in account (docs/authentication.md).
+   */
+  optionalPasskey?: boolean;
+}
 
 /**
  * A route without credentials. `limit: 'client'` counts it against the per-client-address limit of
  * calls made without an agent (create agent, wallet challenge, passkey ceremonies).
  */
-export function PublicRoute(options: { limit?: 'client' } = {}): MethodDecorator {
-  return applyDecorators(kind('public'), ...(options.limit === 'client' ? [UseGuards(AnonymousRateLimitGuard)] : []));
+export function PublicRoute(options: PublicRouteOptions = {}): MethodDecorator {
+  return applyDecorators(kind({ kind: 'public', options }), ...(options.limit === 'client' ? [UseGuards(AnonymousRateLimitGuard)] : []));
 }
 
 /**
@@ -34,7 +55,7 @@ export function PublicRoute(options: { limit?: 'client' } = {}): MethodDecorator
  * (a passkey session: 403; none: 401), then 100 requests per minute per agent.
  */
 export function AgentRoute(): MethodDecorator {
-  return applyDecorators(kind('agent'), UseGuards(AgentKeyGuard, AgentRateLimitGuard), ApiBearerAuth());
+  return applyDecorators(kind({ kind: 'agent', options: {} }), UseGuards(AgentKeyGuard, AgentRateLimitGuard));
 }
 
 /** What a record route ({@link RecordRoute}) costs, which per-record limit counts it, and who may call it. */
@@ -62,12 +83,11 @@ export function RecordRoute(options: RecordRouteOptions = {}): MethodDecorator {
   const { price, recordLimit, passkey, credential } = options;
   const authentication = credential === 'signature' ? [WalletSignatureGuard] : price ? [PaymentAuthGuard, AgentKeyGuard] : [AgentKeyGuard];
   return applyDecorators(
-    kind('record'),
+    kind({ kind: 'record', options }),
     UseGuards(...authentication, AgentRateLimitGuard, RecordAccessGuard, ...(recordLimit ? [RecordRateLimitGuard] : [])),
     ...(price ? [PaidCall(price)] : []),
     ...(recordLimit ? [RecordRateLimit(recordLimit)] : []),
-    ...(passkey ? [AllowPasskey(), ApiSecurity('passkey')] : []),
-    ApiBearerAuth(),
+    ...(passkey ? [AllowPasskey()] : []),
   );
 }
 
@@ -77,7 +97,7 @@ export function RecordRoute(options: RecordRouteOptions = {}): MethodDecorator {
  * per-agent limit.
  */
 export function TopUpRoute(): MethodDecorator {
-  return applyDecorators(kind('top-up'), UseGuards(PaymentAuthGuard, AgentKeyGuard, AgentRateLimitGuard), PaidTopUp(), ApiBearerAuth());
+  return applyDecorators(kind({ kind: 'top-up', options: {} }), UseGuards(PaymentAuthGuard, AgentKeyGuard, AgentRateLimitGuard), PaidTopUp());
 }
 
 /**
@@ -85,6 +105,12 @@ export function TopUpRoute(): MethodDecorator {
  * human against the per-agent limit (HumanRateLimitGuard). `claimedAgent`: the route is under `.../agents/:agentId`, and that
  * agent must be one the human claimed (else 404); it becomes the request's principal.
  */
-export function HumanRoute(options: { claimedAgent?: boolean } = {}): MethodDecorator {
-  return applyDecorators(kind('human'), UseGuards(HumanSessionGuard, HumanRateLimitGuard, ...(options.claimedAgent ? [ClaimedAgentGuard] : [])), ApiSecurity('passkey'));
+export function HumanRoute(options: HumanRouteOptions = {}): MethodDecorator {
+  return applyDecorators(kind({ kind: 'human', options }), UseGuards(HumanSessionGuard, HumanRateLimitGuard, ...(options.claimedAgent ? [ClaimedAgentGuard] : [])));
+}
+
+/** Options of {@link HumanRoute}. */
+export interface HumanRouteOptions {
+  /** The route is under `.../agents/:agentId`, an agent the human claimed (else 404); it becomes the principal. */
+  claimedAgent?: boolean;
 }
