@@ -1,6 +1,8 @@
 import { request } from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { LIMITS } from '@agent-memory/shared';
 import { startStandaloneServer, type TestServer } from '@agent-memory/test-support';
 import { serveMcpHttp, type McpHttpServer } from '../src/mcp/http';
 import { sdkMemoryApi } from '../src/mcp/sdk-memory-api';
@@ -67,6 +69,20 @@ it("isolates agents: agent B's session sees none of agent A's records or memorie
   // A's memory survived B's forget attempt, and A's session still acts as A
   const stillThere = await call(clientA, 'recall', { record_id: a.recordId, query: 'launch codes' });
   expect(stillThere.structured!.memories.map((m: any) => m.path)).toEqual(['secret']);
+}, 120_000);
+
+it('carries the largest file (1 MB) both ways, refuses one byte more, and answers an unknown tool with InvalidParams', async () => {
+  const { agentKey, recordId } = await freshAgent(server.url);
+  const client = await connect(agentKey);
+  const largest = 'a'.repeat(LIMITS.fileContentBytes.max - 2) + '\u00e9';
+  expect((await call(client, 'write_file', { record_id: recordId, path: 'big.txt', content: largest })).isError).toBe(false);
+  const read = await call(client, 'read_file', { record_id: recordId, path: 'big.txt' });
+  expect(read.text === largest).toBe(true);
+  const over = await call(client, 'write_file', { record_id: recordId, path: 'big.txt', content: `${largest}a` });
+  expect(over).toMatchObject({ isError: true, structured: { error: { code: 'VALIDATION_ERROR' } } });
+  const unknown = client.callTool({ name: 'no_such_tool', arguments: {} });
+  await expect(unknown).rejects.toBeInstanceOf(McpError);
+  await expect(unknown).rejects.toMatchObject({ code: ErrorCode.InvalidParams });
 }, 120_000);
 
 describe('the HTTP edge', () => {
