@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { z } from 'zod';
 import { AUTH_DEFAULTS, parseUsd } from '@agent-memory/shared';
 import { env, type FairSchedulerOptions } from '@agent-memory/platform';
@@ -53,6 +54,8 @@ export const ServiceOptionsEnvSchema = z.object({
   // How soon after a forget the memory tables are rewritten (VACUUM FULL + CHECKPOINT; docs/deployment.md).
   FORGET_VACUUM_DELAY_MS: env.int(30_000, 0),
   EMBEDDER: z.enum(['use-lite', 'openai-compatible']).default('use-lite'),
+  // Engine of the use-lite model: onnx (native), tfjs (wasm), auto = onnx falling back to tfjs (docs/configuration.md)
+  EMBEDDER_RUNTIME: z.enum(['auto', 'onnx', 'tfjs']).default('auto'),
   EMBEDDINGS_URL: z.url().optional(),
   EMBEDDINGS_MODEL: z.string().min(1).optional(),
   EMBEDDINGS_API_KEY: z.string().min(1).optional(),
@@ -120,7 +123,8 @@ export interface ServiceOptions {
   hstsMaxAgeSeconds: number;
   /** Delay between a purge and the rewrite of the memory tables that erases the forgotten rows, ms (`FORGET_VACUUM_DELAY_MS`). */
   forgetVacuumDelayMs: number;
-  embedder: { kind: 'use-lite' } | { kind: 'openai-compatible'; baseUrl: string; model: string; apiKey?: string; dimension: number; timeoutMs: number };
+  /** `EMBEDDER`; use-lite runs on `EMBEDDER_RUNTIME` and caches its converted model under `<DATA_DIR>/models`. */
+  embedder: { kind: 'use-lite'; runtime: 'auto' | 'onnx' | 'tfjs'; modelCacheDirectory: string } | { kind: 'openai-compatible'; baseUrl: string; model: string; apiKey?: string; dimension: number; timeoutMs: number };
   /** Per-agent storage quotas: memories and their content bytes, files (with raw blobs) and their bytes (docs/api.md). */
   quotas: { memory: { maxMemories: number; maxBytes: number }; files: { maxFiles: number; maxBytes: number } };
   /** Fair admission of remember and recall in each memory process (docs/configuration.md, "Fairness between agents"). */
@@ -157,7 +161,7 @@ function signatureDomainOf(configured: string | undefined, origins: string[]): s
  * @throws Error naming the variable when a combination is invalid.
  */
 export function serviceOptionsFromEnv(e: ServiceOptionsEnv, opts: { paymentSecretFile?: string; requirePaymentSecret?: boolean } = {}): ServiceOptions {
-  let embedder: ServiceOptions['embedder'] = { kind: 'use-lite' };
+  let embedder: ServiceOptions['embedder'] = { kind: 'use-lite', runtime: e.EMBEDDER_RUNTIME, modelCacheDirectory: resolve(e.DATA_DIR, 'models') };
   if (e.EMBEDDER === 'openai-compatible') {
     const missing = (['EMBEDDINGS_URL', 'EMBEDDINGS_MODEL', 'EMBEDDINGS_DIMENSION'] as const).filter((k) => e[k] === undefined);
     if (missing.length > 0) throw new Error(`Invalid configuration: EMBEDDER=openai-compatible needs ${missing.join(', ')}`);

@@ -1,7 +1,7 @@
 import type { BlobStore, Database } from '@agent-memory/platform';
 import type { Embedder } from './embedding/embedder.port';
 import { OpenAiCompatibleEmbedder } from './embedding/openai-compatible.embedder';
-import { UseLiteEmbedder } from './embedding/use-lite.embedder';
+import { createUseLiteEmbedder } from './embedding/use-lite-runtime';
 import type { EmbedderConfig } from './memory.options';
 import { openMemoryPrisma } from './persistence/prisma';
 import { PrismaMemoryRepository } from './persistence/prisma-memory.repository';
@@ -16,7 +16,7 @@ import type { VectorIndex } from './vector-index/vector-index.port';
 /** The configured embedder (as `MemoryModule` builds it). */
 export function createEmbedder(config: EmbedderConfig): Embedder {
   return config.kind === 'use-lite'
-    ? new UseLiteEmbedder()
+    ? createUseLiteEmbedder({ runtime: config.runtime, modelCacheDirectory: config.modelCacheDirectory })
     : new OpenAiCompatibleEmbedder({ baseUrl: config.baseUrl, model: config.model, apiKey: config.apiKey, dimension: config.dimension, timeoutMs: config.timeoutMs });
 }
 

@@ -6,7 +6,7 @@ import { EMBEDDER, type Embedder } from './embedding/embedder.port';
 import { ENRICHER } from './enrichment/enricher.port';
 import { OpenAiCompatibleEnricher } from './enrichment/openai-compatible.enricher';
 import { OpenAiCompatibleEmbedder } from './embedding/openai-compatible.embedder';
-import { UseLiteEmbedder } from './embedding/use-lite.embedder';
+import { createUseLiteEmbedder } from './embedding/use-lite-runtime';
 import { MemoryMessageHandler } from './memory.message-handler';
 import { MemoryLifecycle } from './memory.lifecycle';
 import { MEMORY_MODULE_OPTIONS, type MemoryModuleOptions } from './memory.options';
@@ -59,7 +59,7 @@ export class MemoryModule {
           provide: EMBEDDER,
           useFactory: (): Embedder =>
             options.embedder.kind === 'use-lite'
-              ? new UseLiteEmbedder()
+              ? createUseLiteEmbedder({ runtime: options.embedder.runtime, modelCacheDirectory: options.embedder.modelCacheDirectory })
               : new OpenAiCompatibleEmbedder({
                   baseUrl: options.embedder.baseUrl,
                   model: options.embedder.model,

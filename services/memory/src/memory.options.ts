@@ -1,11 +1,17 @@
 // Options of the memory service (`MemoryModule.forRoot`); the launchers build them from the environment
 // (docs/configuration.md).
 import type { FairSchedulerOptions } from '@agent-memory/platform';
+import type { UseLiteRuntime } from './embedding/use-lite-runtime';
 import type { MemoryQuota } from './persistence/memory-quota';
 
 /** Which embedder the memory service uses (local model by default, OpenAI-compatible optional; docs/configuration.md). */
 export type EmbedderConfig =
-  | { kind: 'use-lite' }
+  /**
+   * Universal Sentence Encoder lite. `runtime`: the engine (default `auto`: native onnxruntime, tfjs-wasm as
+   * the fallback; `EMBEDDER_RUNTIME`); `modelCacheDirectory`: where its ONNX conversion is cached
+   * (`<DATA_DIR>/models`; default a directory under the OS temp dir). See embedding/use-lite-runtime.ts.
+   */
+  | { kind: 'use-lite'; runtime?: UseLiteRuntime; modelCacheDirectory?: string }
   | { kind: 'openai-compatible'; baseUrl: string; model: string; apiKey?: string; dimension: number; timeoutMs: number };
 
 /** Which vector index the memory service uses. */

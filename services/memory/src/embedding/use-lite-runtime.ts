@@ -39,15 +39,16 @@ export function defaultModelCacheDirectory(): string {
 /** The cached ONNX model loaded; a cached file that does not load is converted again once. */
 async function loadOnnx(directory: string, load: NonNullable<UseLiteRuntimeOptions['loadOnnx']>, logger: NonNullable<UseLiteRuntimeOptions['logger']>): Promise<EmbeddingBatchRunner> {
   const file: UseLiteOnnxModelFile = await ensureUseLiteOnnxModel(directory);
-  if (file.converted) logger.log(`converted the embedding model to ONNX in ${Math.round(file.conversionMs)} ms (${file.path})`);
+  if (file.cacheError) logger.warn(`converted the embedding model to ONNX in ${Math.round(file.conversionMs)} ms but cannot cache it (${file.cacheError}); converting again on every start`);
+  else if (file.converted) logger.log(`converted the embedding model to ONNX in ${Math.round(file.conversionMs)} ms (${file.path})`);
   try {
-    return await load({ modelPath: file.path });
+    return await load({ modelPath: file.path, modelBytes: file.bytes });
   } catch (error) {
     if (file.converted) throw error;
     logger.warn(`cached ONNX embedding model ${file.path} did not load (${(error as Error).message}); converting it again`);
     const fresh = await ensureUseLiteOnnxModel(directory, { reconvert: true });
     logger.log(`converted the embedding model to ONNX in ${Math.round(fresh.conversionMs)} ms (${fresh.path})`);
-    return load({ modelPath: fresh.path });
+    return load({ modelPath: fresh.path, modelBytes: fresh.bytes });
   }
 }
 

@@ -8,6 +8,8 @@ import { useLiteModelPackage } from './use-lite-onnx-cache';
 export interface OnnxUseLiteRunnerOptions {
   /** The converted model file (see use-lite-onnx-cache.ts). */
   modelPath: string;
+  /** The model's bytes, loaded instead of `modelPath` when given (the cache could not be written). */
+  modelBytes?: Uint8Array;
   /** Threads one `session.run` may use (onnxruntime `intraOpNumThreads`); default {@link defaultIntraOpThreads}. */
   intraOpThreads?: number;
 }
@@ -21,6 +23,9 @@ export function defaultIntraOpThreads(): number {
   return 1;
 }
 
+/** Output width of the model: one 512-float row per text. */
+const USE_LITE_WIDTH = 512;
+
 /** The parts of onnxruntime-node's API the runner uses (typed here so the import stays lazy). */
 interface OrtTensor {
   readonly dims: readonly number[];
@@ -29,12 +34,12 @@ interface OrtTensor {
 interface OrtSession {
   readonly inputNames: readonly string[];
   readonly outputNames: readonly string[];
-  run(feeds: Record<string, OrtTensor>): Promise<Record<string, OrtTensor>>;
+  run(feeds: Record<string, OrtTensor>, fetches: Record<string, OrtTensor>): Promise<Record<string, OrtTensor>>;
   release(): Promise<void>;
 }
 interface OrtModule {
-  InferenceSession: { create(path: string, options: Record<string, unknown>): Promise<OrtSession> };
-  Tensor: new (type: 'int64', data: BigInt64Array, dims: number[]) => OrtTensor;
+  InferenceSession: { create(model: string | Uint8Array, options: Record<string, unknown>): Promise<OrtSession> };
+  Tensor: new (type: 'int64' | 'float32', data: BigInt64Array | Float32Array, dims: number[]) => OrtTensor;
 }
 
 /** The package's tokenizer (SentencePiece over `vocab.json`), without loading its tfjs graph model. */
@@ -51,13 +56,13 @@ async function loadTokenizer(): Promise<WindowedUseLiteTokenizer> {
  * returns a runner with the same contract as the tfjs one (`loadUseLiteRunner`): the same tokenizer and
  * token ids, one raw 512-float row per text. The graph takes its input ragged (one `[row, position]`
  * pair and one id per token, as the tfjs graph does), so a batch needs no padding.
- * @throws Error when onnxruntime-node cannot load (no native binary for this platform) or the model
- *   file is unreadable or not a valid ONNX model.
+ * @throws Error when onnxruntime-node cannot load (no native binary for this platform), the model
+ *   file is unreadable or not a valid ONNX model, or a probe embedding fails.
  */
 export async function loadOnnxUseLiteRunner(options: OnnxUseLiteRunnerOptions): Promise<EmbeddingBatchRunner> {
   const ort = (await import('onnxruntime-node')) as unknown as OrtModule;
   const [session, tokenizer] = await Promise.all([
-    ort.InferenceSession.create(options.modelPath, {
+    ort.InferenceSession.create(options.modelBytes ?? options.modelPath, {
       intraOpNumThreads: options.intraOpThreads ?? defaultIntraOpThreads(),
       interOpNumThreads: 1,
       executionMode: 'sequential',
@@ -70,7 +75,7 @@ export async function loadOnnxUseLiteRunner(options: OnnxUseLiteRunnerOptions): 
     await session.release();
     throw new Error(`converted model has inputs [${session.inputNames.join(', ')}] and outputs [${session.outputNames.join(', ')}], expected [indices, values] and one output`);
   }
-  return {
+  const runner: EmbeddingBatchRunner = {
     async run(texts) {
       // The empty string has no tokens and would silently drop its output row; a space encodes to "▁▁".
       const encodings = texts.map((text) => tokenizer.encode(text.length === 0 ? ' ' : text));
@@ -85,15 +90,26 @@ export async function loadOnnxUseLiteRunner(options: OnnxUseLiteRunnerOptions): 
           valueData[k++] = BigInt(id);
         });
       });
-      const result = await session.run({ indices: new ort.Tensor('int64', indexData, [total, 2]), values: new ort.Tensor('int64', valueData, [total]) });
-      const output = result[outputName];
-      const [rows, width] = output.dims;
-      if (rows !== texts.length || width !== 512) throw new Error(`use-lite (onnx) returned shape [${output.dims.join(',')}] for ${texts.length} texts`);
-      const data = output.data as Float32Array;
-      return texts.map((_, i) => data.subarray(i * width, (i + 1) * width));
+      // The output is pre-allocated: onnxruntime writes the rows into this array (no copy), and the
+      // tensor it returns is ours, whatever realm the caller runs in (a Jest sandbox has its own typed arrays).
+      const data = new Float32Array(texts.length * USE_LITE_WIDTH);
+      const fetches = { [outputName]: new ort.Tensor('float32', data, [texts.length, USE_LITE_WIDTH]) };
+      await session.run({ indices: new ort.Tensor('int64', indexData, [total, 2]), values: new ort.Tensor('int64', valueData, [total]) }, fetches);
+      return texts.map((_, i) => data.subarray(i * USE_LITE_WIDTH, (i + 1) * USE_LITE_WIDTH));
     },
     dispose() {
       void session.release();
     },
   };
+  // One probe call before the runner is handed out: a model that loads but cannot run here (a broken
+  // native build, or Jest's sandbox, whose typed arrays onnxruntime-common rejects) fails the load, so
+  // that `auto` falls back to tfjs instead of failing every embed.
+  try {
+    const [probe] = await runner.run(['probe']);
+    if (!Array.from(probe).every(Number.isFinite)) throw new Error('the probe embedding is not finite');
+  } catch (error) {
+    await session.release();
+    throw new Error(`the converted model does not run: ${(error as Error).message}`);
+  }
+  return runner;
 }

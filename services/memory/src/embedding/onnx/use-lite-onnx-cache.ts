@@ -27,6 +27,12 @@ export function useLiteOnnxFileName(packageVersion: string): string {
 export interface UseLiteOnnxModelFile {
   /** Absolute path of the ONNX file. */
   path: string;
+  /**
+   * The model's bytes when this call converted it but could not write the cache (a read-only data
+   * directory): load these instead of `path`. `cacheError` says why the write failed.
+   */
+  bytes?: Uint8Array;
+  cacheError?: string;
   /** True when this call converted the model (no usable cached file), false when it reused the cache. */
   converted: boolean;
   /** Time the conversion took (read, map, write), ms; 0 when the cache was reused. */
@@ -39,9 +45,10 @@ export interface UseLiteOnnxModelFile {
  * for this package and converter version exists, or when `reconvert` is set (a cached file that did not
  * load). No network: the weights come from the installed package. The file is written to a temporary
  * name and renamed, so a concurrent reader (another replica sharing the directory) never sees half a
- * file; files of other versions are deleted.
- * @throws Error when the package's files cannot be read, the converter meets an op it does not know,
- *   or the directory is not writable.
+ * file; files of other versions are deleted. When the file cannot be written, the bytes are returned
+ * instead (with `cacheError`), so a read-only data directory costs a conversion per start, not the
+ * native engine.
+ * @throws Error when the package's files cannot be read or the converter meets an op it does not know.
  */
 export async function ensureUseLiteOnnxModel(cacheDirectory: string, options: { reconvert?: boolean } = {}): Promise<UseLiteOnnxModelFile> {
   const pkg = useLiteModelPackage();
@@ -51,19 +58,20 @@ export async function ensureUseLiteOnnxModel(cacheDirectory: string, options: { 
   const start = performance.now();
   const model = await readTfjsGraphModel(pkg.directory);
   const { bytes } = convertTfjsGraphToOnnx(model, 'universal-sentence-encoder-lite', `${pkg.version}+c${USE_LITE_CONVERTER_VERSION}`);
-  await mkdir(cacheDirectory, { recursive: true, mode: 0o700 });
+  const conversionMs = performance.now() - start;
   const temporary = `${path}.${process.pid}.${Date.now()}.tmp`;
   try {
+    await mkdir(cacheDirectory, { recursive: true, mode: 0o700 });
     await writeFile(temporary, bytes, { mode: 0o600 });
     await rename(temporary, path);
   } catch (error) {
-    await rm(temporary, { force: true });
-    throw error;
+    await rm(temporary, { force: true }).catch(() => undefined);
+    return { path, converted: true, conversionMs, bytes, cacheError: (error as Error).message };
   }
   for (const entry of await readdir(cacheDirectory)) {
     if (entry !== name && /^use-lite-.*\.onnx$/.test(entry)) await rm(join(cacheDirectory, entry), { force: true });
   }
-  return { path, converted: true, conversionMs: performance.now() - start };
+  return { path, converted: true, conversionMs };
 }
 
 async function isNonEmptyFile(path: string): Promise<boolean> {

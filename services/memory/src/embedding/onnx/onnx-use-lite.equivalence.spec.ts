@@ -1,0 +1,98 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadUseLiteRunner, UseLiteEmbedder, USE_LITE_MAX_TEXT_CHARS, type EmbeddingBatchRunner } from '../use-lite.embedder';
+import { dot } from '../vector-math';
+import { useMainRealmTypedArrays } from './main-realm-typed-arrays.fixture';
+import { loadOnnxUseLiteRunner } from './onnx-use-lite.runner';
+import { ensureUseLiteOnnxModel } from './use-lite-onnx-cache';
+
+useMainRealmTypedArrays();
+
+// The ONNX conversion must give the vectors the tfjs model gives (docs/recall.md, "The embedder"):
+// stored vectors stay valid whichever engine embedded them, so the embedder id does not change.
+
+/** Every distinct turn of the first LoCoMo conversations, up to `count` (real chat sentences of all lengths). */
+async function locomoTurns(count: number): Promise<string[]> {
+  const data = JSON.parse(await readFile(join(__dirname, '../../../../../bench/data/locomo10.json'), 'utf8')) as { conversation: Record<string, unknown> }[];
+  const turns = new Set<string>();
+  for (const sample of data) {
+    for (const [key, value] of Object.entries(sample.conversation)) {
+      if (!/^session_\d+$/.test(key) || !Array.isArray(value)) continue;
+      for (const turn of value as { text: string }[]) {
+        turns.add(turn.text);
+        if (turns.size === count) return [...turns];
+      }
+    }
+  }
+  return [...turns];
+}
+
+/** Edge cases: empty-ish, one word, unicode, punctuation, numbers, long texts cut as the embedder cuts them. */
+const EDGE_CASES = [
+  '',
+  ' ',
+  '\n\t',
+  'a',
+  'Hello',
+  '?',
+  '12345 67890',
+  'Ünïcödé façade naïve café',
+  '日本語のテキストと中文文本',
+  'Привет, как дела?',
+  'emoji 🙂🚀👩‍👩‍👧 mixed',
+  '\uD83D',
+  'x'.repeat(USE_LITE_MAX_TEXT_CHARS + 1),
+  'The quick brown fox jumps over the lazy dog. '.repeat(1200), // ~54 KB, above the 50 KB memory limit
+  'word '.repeat(10_000),
+];
+
+describe('USE-lite on onnxruntime vs tfjs-wasm', () => {
+  let directory: string;
+  let tfjs: EmbeddingBatchRunner;
+  let onnx: EmbeddingBatchRunner;
+
+  beforeAll(async () => {
+    directory = await mkdtemp(join(tmpdir(), 'use-lite-onnx-'));
+    const file = await ensureUseLiteOnnxModel(directory);
+    [tfjs, onnx] = await Promise.all([loadUseLiteRunner(), loadOnnxUseLiteRunner({ modelPath: file.path })]);
+  });
+
+  afterAll(async () => {
+    tfjs?.dispose();
+    onnx?.dispose();
+    await rm(directory, { recursive: true, force: true });
+  });
+
+  it('embeds 300 LoCoMo turns and the edge cases with cosine >= 0.9999 to the tfjs vectors, in batches and alone', async () => {
+    const texts = [...(await locomoTurns(300)), ...EDGE_CASES];
+    expect(texts.length).toBeGreaterThanOrEqual(300);
+    // Two embedders over the two engines: the same cut, batching and normalisation path as production.
+    const viaTfjs = new UseLiteEmbedder({ loadRunner: async () => ({ run: (t) => tfjs.run(t), dispose() {} }), cacheSize: 0 });
+    const viaOnnx = new UseLiteEmbedder({ loadRunner: async () => ({ run: (t) => onnx.run(t), dispose() {} }), cacheSize: 0, maxBatchSize: 32 });
+    const expected = await viaTfjs.embed(texts);
+    const batched = await viaOnnx.embed(texts);
+    const alone = await Promise.all(texts.slice(0, 20).concat(EDGE_CASES).map(async (text) => (await viaOnnx.embed([text]))[0]));
+    let minimum = 1;
+    batched.forEach((vector, i) => {
+      expect(vector).toHaveLength(512);
+      const cosine = dot(vector, expected[i]);
+      minimum = Math.min(minimum, cosine);
+      if (cosine < 0.9999) throw new Error(`text ${i} (${JSON.stringify(texts[i].slice(0, 40))}): cosine ${cosine}`);
+    });
+    const aloneTexts = texts.slice(0, 20).concat(EDGE_CASES);
+    alone.forEach((vector, i) => expect(dot(vector, expected[texts.indexOf(aloneTexts[i])])).toBeGreaterThanOrEqual(0.9999));
+    process.stdout.write(`onnx vs tfjs: min cosine ${minimum.toFixed(9)} over ${texts.length} texts\n`);
+    await Promise.all([viaTfjs.close(), viaOnnx.close()]);
+  }, 120_000);
+
+  it('returns rows in input order for a ragged batch (texts of very different lengths)', async () => {
+    const texts = ['short', 'a much longer sentence about a trip to the mountains with old friends last summer', 'mid length text'];
+    const together = await onnx.run(texts);
+    for (const [i, text] of texts.entries()) {
+      const [single] = await onnx.run([text]);
+      const largestDifference = Math.max(...Array.from(single, (v, j) => Math.abs(v - together[i][j])));
+      expect(largestDifference).toBeLessThan(1e-5);
+    }
+  });
+});
