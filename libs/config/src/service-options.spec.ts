@@ -46,3 +46,19 @@ describe('PAYMENT_REALM', () => {
     expect(options({ SIGNATURE_DOMAIN: 'api.example.com', PAYMENT_REALM: 'example.com' }).payments.realm).toBe('example.com');
   });
 });
+
+/** The engine of the use-lite embedder and its model cache (docs/configuration.md, `EMBEDDER_RUNTIME`). */
+describe('EMBEDDER_RUNTIME', () => {
+  const options = (env: Record<string, string>) => serviceOptionsFromEnv(LauncherEnv.parse(env));
+
+  it('defaults to auto, with the converted model cached under <DATA_DIR>/models (absolute)', () => {
+    expect(options({ DATA_DIR: '/srv/memory' }).embedder).toEqual({ kind: 'use-lite', runtime: 'auto', modelCacheDirectory: '/srv/memory/models' });
+    expect(options({}).embedder).toMatchObject({ modelCacheDirectory: `${process.cwd()}/data/models` });
+  });
+
+  it('takes onnx or tfjs and refuses anything else', () => {
+    expect(options({ EMBEDDER_RUNTIME: 'tfjs' }).embedder).toMatchObject({ kind: 'use-lite', runtime: 'tfjs' });
+    expect(options({ EMBEDDER_RUNTIME: 'onnx' }).embedder).toMatchObject({ runtime: 'onnx' });
+    expect(() => LauncherEnv.parse({ EMBEDDER_RUNTIME: 'wasm' })).toThrow();
+  });
+});
