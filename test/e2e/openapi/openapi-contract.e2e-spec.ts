@@ -81,8 +81,8 @@ describe('the OpenAPI document', () => {
     const schemes = (doc.components as { securitySchemes: Record<string, { scheme: string; bearerFormat?: string }> }).securitySchemes;
     expect(Object.keys(schemes).sort()).toEqual(['Bearer', 'Passkey', 'Payment', 'Signature']);
     expect(schemes.Bearer.scheme).toBe('bearer');
-    expect(schemes.Bearer.bearerFormat).not.toMatch(/^JWT$/i);
-    expect(JSON.stringify(doc)).not.toContain('"JWT"');
+    expect(schemes.Bearer.bearerFormat).toMatch(/amk_live_/);
+    expect(JSON.stringify(doc)).not.toMatch(/JWT/i);
     expect(doc.paths['/api/v1/records/{recordId}/raw'].post.security).toEqual([{ Signature: [] }]);
     expect(doc.paths['/api/v1/humans/me'].get.security).toEqual([{ Passkey: [] }]);
     expect(doc.paths['/api/v1/agents'].post.security).toEqual([]);

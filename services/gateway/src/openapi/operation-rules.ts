@@ -13,7 +13,7 @@ export const SECURITY_SCHEMES = {
   Bearer: {
     type: 'http',
     scheme: 'bearer',
-    bearerFormat: 'agent key: amk_live_… or amk_test_… (an opaque secret, not a JWT)',
+    bearerFormat: 'agent key: amk_live_… or amk_test_… (an opaque secret)',
     description: '`Authorization: Bearer <agent key>`: an agent calling the API (docs/authentication.md, "Agent keys").',
   },
   Signature: {
