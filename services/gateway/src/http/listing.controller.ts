@@ -5,6 +5,7 @@ import { BusClient } from '@agent-memory/platform';
 import { Principal } from '../auth/principal.decorator';
 import type { GatewayRequest } from '../auth/request-context';
 import { UsageRecorder } from '../billing/usage-recorder';
+import { Returns } from '../openapi/returns.decorator';
 import { ListFilesQueryDto, ListMemoriesQueryDto } from './dto';
 import { RecordRoute } from './route-kinds';
 
@@ -25,6 +26,10 @@ export class ListingController {
   @Get('memories')
   @ApiTags('memories')
   @RecordRoute({ price: 'list_memories', recordLimit: 'query', passkey: true })
+  @Returns(ListMemoriesResponseSchema, {
+    summary: 'List the memories of a record, with content, a page at a time in path order',
+    description: 'Keyset pagination: pass each answer\'s `nextCursor` as `cursor` until it is null. Paid per page; a page stops early at 4 MB of JSON.',
+  })
   memories(@Req() req: GatewayRequest, @Principal() principal: Principal, @Param('recordId') recordId: string, @Query() { limit, cursor, type }: ListMemoriesQueryDto) {
     return this.usage.paid(req, {
       operation: 'list_memories',
@@ -36,6 +41,10 @@ export class ListingController {
   @Get('files')
   @ApiTags('files')
   @RecordRoute({ recordLimit: 'query', passkey: true })
+  @Returns(ListFilesResponseSchema, {
+    summary: 'List the files of a record (metadata), a page at a time in path order',
+    description: 'Keyset pagination: pass each answer\'s `nextCursor` as `cursor` until it is null. Free; read each file\'s content with read file.',
+  })
   files(@Principal() principal: Principal, @Param('recordId') recordId: string, @Query() { limit, cursor, prefix }: ListFilesQueryDto) {
     return this.bus.request(SUBJECTS.files.list, { agentId: principal.agentId, recordId, limit, after: cursor, prefix }, ListFilesResponseSchema);
   }
