@@ -30,7 +30,8 @@ export function createGatewayHttpAdapter(): FastifyAdapter {
     // JSON bodies with __proto__/constructor keys are refused outright.
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
-    maxParamLength: MAX_PARAM_LENGTH,
+    // a router option (Fastify 5 warns, FSTDEP022, when it is given at the top level)
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     frameworkErrors: answerFrameworkError,
     clientErrorHandler: answerClientError,
   });
