@@ -60,13 +60,22 @@ export type ProxyDecision = 'forward' | 'hold' | { status: number; headers?: Rec
 
 /**
  * An HTTP proxy in front of the test server that records every request line and lets a test answer or
- * hold chosen requests (a 429 with Retry-After, a page that never comes while the CLI is killed).
+ * hold chosen requests (a 429 with Retry-After, a page that never comes while the CLI is killed);
+ * `bodies` holds each finished request's body, in the order they ended.
  */
-export async function startProxy(target: string, decide: (req: IncomingMessage, seen: string[]) => ProxyDecision = () => 'forward'): Promise<{ url: string; seen: string[]; close(): Promise<void> }> {
+export async function startProxy(
+  target: string,
+  decide: (req: IncomingMessage, seen: string[]) => ProxyDecision = () => 'forward',
+): Promise<{ url: string; seen: string[]; bodies: { request: string; body: string }[]; close(): Promise<void> }> {
   const seen: string[] = [];
+  const bodies: { request: string; body: string }[] = [];
   const held: IncomingMessage[] = [];
   const server: Server = createServer((req, res) => {
-    seen.push(`${req.method} ${req.url}`);
+    const request = `${req.method} ${req.url}`;
+    seen.push(request);
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => bodies.push({ request, body: Buffer.concat(chunks).toString('utf8') }));
     const decision = decide(req, seen);
     if (decision === 'hold') {
       held.push(req);
@@ -89,6 +98,7 @@ export async function startProxy(target: string, decide: (req: IncomingMessage, 
   return {
     url: `http://127.0.0.1:${address.port}`,
     seen,
+    bodies,
     close: () =>
       new Promise<void>((resolve) => {
         for (const req of held) req.socket.destroy();
