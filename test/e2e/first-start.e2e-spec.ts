@@ -76,7 +76,7 @@ describe('npm start: the first five minutes', () => {
       const boot = s.lines();
       expect(boot.length).toBeLessThan(MAX_BOOT_LINES);
       expect(boot.filter((l) => l.startsWith('{'))).toEqual([]);
-      expect(boot[0]).toContain(`Creating the data directory ${dataDir} (first start`);
+      expect(boot[0]).toContain(`First start: creating the embedded database in ${dataDir} (`);
       expect(boot.at(-1)).toMatch(new RegExp(`INFO: agent-memory \\(standalone\\) ready in \\d+\\.\\d s: http://localhost:${port} .*/docs`));
       await requests(port);
       expect(await lineWith(s, '/api/v1/records')).toMatch(/^\[\d\d:\d\d:\d\d\] INFO: GET \/api\/v1\/records 401 \d+ ms {2}req \S+$/);
@@ -95,7 +95,7 @@ describe('npm start: the first five minutes', () => {
     try {
       const boot = s.lines().map((l) => JSON.parse(l) as { msg: string; url?: string });
       expect(boot.length).toBeLessThan(MAX_BOOT_LINES);
-      expect(boot[0].msg).toBe(`Opening the data directory ${dataDir}`);
+      expect(boot[0].msg).toBe(`Opening the data directory ${dataDir} …`);
       expect(boot.at(-1)).toMatchObject({ mode: 'standalone', url: `http://localhost:${port}` });
       await requests(port);
       const access = JSON.parse(await lineWith(s, '/api/v1/records')) as Record<string, unknown>;
