@@ -137,6 +137,7 @@ export class Transport {
 
   /** fetch with the per-attempt timeout and the caller's signal; network failures become {@link AgentMemoryNetworkError}. */
   private async send(url: string, init: RequestInit, options: CallOptions): Promise<Response> {
+    if (options.signal?.aborted) throw options.signal.reason;
     const timeoutMs = options.timeoutMs ?? this.config.timeoutMs;
     const controller = new AbortController();
     let timedOut = false;
@@ -145,7 +146,6 @@ export class Transport {
       controller.abort(new Error(`timed out after ${timeoutMs} ms`));
     }, timeoutMs);
     const onAbort = () => controller.abort(options.signal!.reason);
-    if (options.signal?.aborted) onAbort();
     options.signal?.addEventListener('abort', onAbort, { once: true });
     try {
       const response = await this.config.fetch(url, { ...init, signal: controller.signal });
