@@ -9,7 +9,7 @@ import { ensureUseLiteOnnxModel } from './use-lite-onnx-cache';
 
 useMainRealmTypedArrays();
 
-// The ONNX conversion must give the vectors the tfjs model gives (docs/recall.md, "The embedder"):
+// The ONNX conversion must give the vectors the tfjs model gives (docs/architecture.md, "The embedder"):
 // stored vectors stay valid whichever engine embedded them, so the embedder id does not change.
 
 /** Every distinct turn of the first LoCoMo conversations, up to `count` (real chat sentences of all lengths). */

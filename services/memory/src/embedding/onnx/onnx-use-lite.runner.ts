@@ -17,7 +17,7 @@ export interface OnnxUseLiteRunnerOptions {
 /**
  * Threads per model call: 1. On the 2-core machines this service targets, a second thread made a
  * 13-token query no faster (the matrices are small) and batches only ~10-20 % faster while taking the
- * core the event loop, Postgres and the other processes need (docs/recall.md, "The embedder").
+ * core the event loop, Postgres and the other processes need (docs/architecture.md, "The embedder").
  */
 export function defaultIntraOpThreads(): number {
   return 1;
