@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import { FilesWriteReplySchema, RawGetResponseSchema, RawPutResponseSchema, ReadFileResponseSchema, SUBJECTS } from '@agent-memory/shared';
+import { FilesWriteReplySchema, RawGetResponseSchema, RawPutResponseSchema, ReadFileResponseSchema, SUBJECTS, WriteFileResponseSchema } from '@agent-memory/shared';
 import { BusClient } from '@agent-memory/platform';
 import { Returns } from '../openapi/returns.decorator';
 import { Principal } from '../auth/principal.decorator';
@@ -31,7 +31,7 @@ export class FilesController {
 
   @Post('write')
   @HttpCode(200)
-  @Returns(FilesWriteReplySchema, { summary: 'Write a file (replaces the file at that path)', description: 'Send an `idempotency_key` with every write you may retry.' })
+  @Returns(WriteFileResponseSchema, { summary: 'Write a file (replaces the file at that path)', description: 'Send an `idempotency_key` with every write you may retry.' })
   @RecordRoute({ price: 'write_file', recordLimit: 'write' })
   async write(@Req() req: GatewayRequest, @Principal() principal: Principal, @Param('recordId') recordId: string, @Body() body: WriteFileDto) {
     const reply = await this.usage.paid(req, {

@@ -6,6 +6,7 @@ import {
   ForgetTargetSchema,
   MemoryRememberReplySchema,
   RecallResponseSchema,
+  RememberResponseSchema,
   resolveForgetTarget,
   SUBJECTS,
   ValidationError,
@@ -54,7 +55,7 @@ export class MemoryController {
 
   @Post('remember')
   @HttpCode(200)
-  @Returns(MemoryRememberReplySchema, { summary: 'Remember: store a memory at a path (replaces the memory at that path)', description: 'Send an `idempotency_key` with every write you may retry.' })
+  @Returns(RememberResponseSchema, { summary: 'Remember: store a memory at a path (replaces the memory at that path)', description: 'Send an `idempotency_key` with every write you may retry.' })
   @RecordRoute({ price: 'remember', recordLimit: 'write' })
   async remember(@Req() req: GatewayRequest, @Principal() principal: Principal, @Param('recordId') recordId: string, @Body() body: RememberDto) {
     const reply = await this.usage.paid(req, {
