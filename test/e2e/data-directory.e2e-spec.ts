@@ -112,7 +112,7 @@ describe('damage is detected', () => {
   const blobsOf = (s: TestServer, recordId: string, kind: string) =>
     walk(join(s.dataDir, 'blobs', 'records', recordId, kind)).filter((e) => !e.dir).map((e) => e.path);
 
-  it('never serves a tampered blob: context and file read answer 500 INTERNAL_ERROR', async () => {
+  it('never serves a tampered blob: context, list memories and file read answer 500 INTERNAL_ERROR', async () => {
     server = await startStandaloneServer({ env: FAST });
     const { api, key, recordId, base } = await seed(server);
     const [memoryBlob] = blobsOf(server, recordId, 'memories');
@@ -121,6 +121,9 @@ describe('damage is detected', () => {
     expect(ctx.status).toBe(500);
     expect(ctx.code).toBe('INTERNAL_ERROR');
     expect(JSON.stringify(ctx.body)).not.toContain('pirate');
+    const listed = await api.request('GET', `${base}/memories?limit=200`, { key });
+    expect([listed.status, listed.code]).toEqual([500, 'INTERNAL_ERROR']);
+    expect(JSON.stringify(listed.body)).not.toContain('pirate');
     const [fileBlob] = blobsOf(server, recordId, 'files');
     writeFileSync(fileBlob, 'tampered file text');
     const read = await api.request('GET', `${base}/read?path=${encodeURIComponent('notes/a.md')}`, { key });
