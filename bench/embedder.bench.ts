@@ -11,9 +11,7 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadOnnxUseLiteRunner } from '../services/memory/src/embedding/onnx/onnx-use-lite.runner';
-import { ensureUseLiteOnnxModel } from '../services/memory/src/embedding/onnx/use-lite-onnx-cache';
-import { type EmbeddingBatchRunner, loadUseLiteRunner } from '../services/memory/src/embedding/use-lite.embedder';
+import { ensureUseLiteOnnxModel, loadOnnxUseLiteRunner, loadUseLiteRunner } from '@agent-memory/memory';
 import { percentile } from './lib/stats';
 import { printTable, type Cell } from './lib/table';
 
@@ -42,7 +40,7 @@ interface EngineResult {
   throughput: number[];
 }
 
-async function measure(name: string, runner: EmbeddingBatchRunner, loadMs: number, texts: string[]): Promise<EngineResult> {
+async function measure(name: string, runner: Awaited<ReturnType<typeof loadUseLiteRunner>>, loadMs: number, texts: string[]): Promise<EngineResult> {
   const result: EngineResult = { name, loadMs, p50: [], p95: [], throughput: [] };
   await runner.run(texts.slice(0, 8)); // warm-up
   for (let r = 0; r < REPEATS; r++) {

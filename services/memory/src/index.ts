@@ -7,7 +7,9 @@ export * from './memory-check.stores';
 // the service; the service itself reaches them through MemoryModule.
 export { PrototypeMemoryTypeClassifier } from './classification/prototype.memory-type-classifier';
 export type { Embedder } from './embedding/embedder.port';
-export { boundForUseLite, UseLiteEmbedder } from './embedding/use-lite.embedder';
+export { boundForUseLite, loadUseLiteRunner, UseLiteEmbedder } from './embedding/use-lite.embedder';
+export { loadOnnxUseLiteRunner } from './embedding/onnx/onnx-use-lite.runner';
+export { ensureUseLiteOnnxModel } from './embedding/onnx/use-lite-onnx-cache';
 export { type UseLiteTokenizerParts, WindowedUseLiteTokenizer } from './embedding/use-lite.tokenizer';
 export { chunkForEmbedding } from './recall/document-embedding';
 export {
