@@ -50,14 +50,19 @@ describe('documented rate limits', () => {
     expect((await api.request('POST', `/api/v1/records/${other}/write`, { key, body: { path: 'f', content: 'x' } })).status).toBe(200);
   });
 
-  it('allows 60 queries a minute per record (recall and context together) and refuses the 61st', async () => {
+  it('allows 60 queries a minute per record (recall, context, list memories and list files together) and refuses the 61st', async () => {
     const { agentKey: key, recordId } = await api.createAgent({ name: 'reader' });
     const base = `/api/v1/records/${recordId}`;
-    for (let i = 0; i < 59; i++) expect((await api.request('GET', `${base}/context`, { key })).status).toBe(200);
+    for (let i = 0; i < 57; i++) expect((await api.request('GET', `${base}/context`, { key })).status).toBe(200);
+    const listed = await api.request('GET', `${base}/memories`, { key });
+    expect([listed.status, listed.headers.get('ratelimit-policy')]).toEqual([200, '"agent";q=100;w=60, "record-query";q=60;w=60']);
+    expect((await api.request('GET', `${base}/files`, { key })).status).toBe(200);
     expect((await api.request('POST', `${base}/recall`, { key, body: { query: 'sixtieth' } })).status).toBe(200);
-    const limited = await api.request('POST', `${base}/recall`, { key, body: { query: 'sixty-first' } });
-    expect([limited.status, limited.code]).toEqual([429, 'RATE_LIMITED']);
-    expect(limited.headers.get('ratelimit')).toMatch(/"record-query";r=0;t=\d+/);
+    for (const path of ['recall', 'files']) {
+      const limited = path === 'recall' ? await api.request('POST', `${base}/recall`, { key, body: { query: 'sixty-first' } }) : await api.request('GET', `${base}/files`, { key });
+      expect([path, limited.status, limited.code]).toEqual([path, 429, 'RATE_LIMITED']);
+      expect(limited.headers.get('ratelimit')).toMatch(/"record-query";r=0;t=\d+/);
+    }
   });
 });
 
