@@ -32,7 +32,12 @@ export function createOutput(json: boolean, streams: { stdout: NodeJS.WritableSt
 export function renderTable(head: string[], rows: string[][]): string {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const Table = require('cli-table3') as typeof import('cli-table3');
-  const table = new Table({ head, style: { head: [], border: [] }, wordWrap: true });
+  const table = new Table({
+    head,
+    style: { head: [], border: [] },
+    wordWrap: true,
+    chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' },
+  });
   table.push(...rows);
   return table.toString();
 }
