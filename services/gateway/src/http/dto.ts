@@ -8,7 +8,6 @@ import {
   CreateRecordBodySchema,
   DeleteRecordQuerySchema,
   EmptyBodySchema,
-  ForgetTargetSchema,
   ListRecordsQuerySchema,
   PasskeyRegisterOptionsBodySchema,
   PasskeyVerifyBodySchema,
@@ -29,7 +28,7 @@ import {
  * The request bodies and queries of the HTTP interface (docs/api.md), one class per shared zod schema.
  * A handler declares `@Body() body: RecallDto` or `@Query() query: UsageQueryDto`: the gateway's request
  * pipe (RequestValidationPipe, ./validate.ts) parses the value with the class's schema, and the OpenAPI
- * document (`/docs`) describes it from the same schema. `static omittable = true`: the body may be left
+ * document (`/openapi.json`, ../openapi/route-table.ts) describes it from the same schema. `static omittable = true`: the body may be left
  * out, and then reads as `{}`.
  */
 
@@ -39,8 +38,6 @@ export class CreateRecordDto extends createZodDto(CreateRecordBodySchema) {}
 export class UpdateRecordDto extends createZodDto(UpdateRecordBodySchema) {}
 export class RememberDto extends createZodDto(RememberBodySchema) {}
 export class RecallDto extends createZodDto(RecallBodySchema) {}
-/** Forget's target; read from the body or the query string by the forget route itself (exactly one of the two). */
-export class ForgetDto extends createZodDto(ForgetTargetSchema) {}
 export class WriteFileDto extends createZodDto(WriteFileBodySchema) {}
 export class RawPutDto extends createZodDto(RawPutBodySchema) {}
 export class RotateKeyDto extends createZodDto(RotateKeyBodySchema) {
