@@ -74,7 +74,7 @@ describe('passkeys for humans', () => {
     expect((await api.request('GET', '/api/v1/humans/me', { headers: passkey(otherToken) })).data.passkeys).toHaveLength(1);
   });
 
-  it('claims an agent with its key once, then reads its records, memories, files and usage', async () => {
+  it('claims an agent with its key once, then reads and lists its records, memories, files and usage', async () => {
     const claimed = await api.request('POST', '/api/v1/humans/me/agents', { headers: passkey(token), body: { agentKey: agent.agentKey } });
     expect(claimed.status).toBe(201);
     expect(claimed.data).toMatchObject({ id: agent.agentId, name: 'owned agent', claimedAt: expect.any(String) });
@@ -87,8 +87,11 @@ describe('passkeys for humans', () => {
     expect((await api.request('GET', `${base}/context`, { headers: passkey(token) })).data.fact[0].content).toBe('Ana prefers tea over coffee.');
     expect((await api.request('POST', `${base}/recall`, { headers: passkey(token), body: { query: 'tea or coffee?' } })).data.count).toBe(1);
     expect((await api.request('GET', `${base}/read?path=todo.md`, { headers: passkey(token) })).data.content).toBe('- water the plants');
+    expect((await api.request('GET', `${base}/memories`, { headers: passkey(token) })).data.memories.map((m: any) => m.content)).toEqual(['Ana prefers tea over coffee.']);
+    expect((await api.request('GET', `${base}/files`, { headers: passkey(token) })).data.files.map((f: any) => f.path)).toEqual(['todo.md']);
     const usage = (await api.request('GET', `${me}/usage`, { headers: passkey(token) })).data;
-    expect(usage.entries.map((e: any) => e.paymentMethod).sort()).toEqual(['agent_key', 'agent_key', 'passkey', 'passkey', 'passkey']);
+    // context, recall, read file and list memories are paid from the session; list files is free
+    expect(usage.entries.map((e: any) => e.paymentMethod).sort()).toEqual(['agent_key', 'agent_key', 'passkey', 'passkey', 'passkey', 'passkey']);
     // writes need the agent's key
     const write = await api.request('POST', `${base}/remember`, { headers: passkey(token), body: { content: 'from a human' } });
     expect([write.status, write.code]).toEqual([403, 'FORBIDDEN']);
