@@ -36,8 +36,12 @@ export interface AgentMemoryOptions {
   timeoutMs?: number;
 }
 
-/** `AgentMemory.createAgent` input: the create-agent body and where the API is. */
-export type CreateAgentOptions = CreateAgentInput & Pick<AgentMemoryOptions, 'baseUrl' | 'fetch' | 'timeoutMs' | 'retries'>;
+/**
+ * `AgentMemory.createAgent` input: the create-agent body, where the API is, and optionally `wallet`: the
+ * client's own wallet to bind (its private key never leaves the client; `signature.domain` as for the client).
+ */
+export type CreateAgentOptions = Omit<CreateAgentInput, 'walletAddress' | 'walletProof'> &
+  Pick<AgentMemoryOptions, 'baseUrl' | 'fetch' | 'timeoutMs' | 'retries' | 'wallet' | 'signature'>;
 
 /**
  * Client of the agent-memory HTTP API (docs/api.md). Each namespace maps one group of endpoints:
@@ -95,14 +99,30 @@ export class AgentMemory {
    * Not retried after the request may have reached the server (a repeat would create a second agent).
    */
   static async createAgent(input: CreateAgentOptions, options?: CallOptions): Promise<CreatedAgent> {
-    const { baseUrl, fetch: fetchImpl, timeoutMs, retries, ...body } = input;
-    const client = new AgentMemory({ baseUrl, fetch: fetchImpl, timeoutMs, retries });
+    const { baseUrl, fetch: fetchImpl, timeoutMs, retries, wallet, signature, ...body } = input;
+    const client = new AgentMemory({ baseUrl, fetch: fetchImpl, timeoutMs, retries, wallet, signature });
     return client.createAgent(body, options);
   }
 
-  /** `POST /agents` on this client's server; see the static {@link AgentMemory.createAgent}. */
-  createAgent(body: CreateAgentInput, options?: CallOptions): Promise<CreatedAgent> {
-    return this.transport.request({ method: 'POST', path: '/agents', body, auth: 'none' }, options);
+  /**
+   * `POST /agents` on this client's server; see the static {@link AgentMemory.createAgent}. With the
+   * client's `wallet`, binds it (docs/authentication.md, "Binding your own wallet"): asks for a wallet
+   * challenge, checks that it names this deployment's domain and this wallet (as EIP-4361 tells a signer
+   * to; else TypeError and nothing is signed), signs it and sends `walletAddress` and `walletProof`.
+   */
+  async createAgent(body: Omit<CreateAgentInput, 'walletAddress' | 'walletProof'>, options?: CallOptions): Promise<CreatedAgent> {
+    let binding = {};
+    if (this.options.wallet) {
+      const account = await this.account();
+      const { message } = await this.agents.walletChallenge(account.address, options);
+      const [first, address] = message.split('\n');
+      const domain = this.options.signature?.domain ?? new URL(this.options.baseUrl).host;
+      if (first !== `${domain} wants you to sign in with your Ethereum account:` || address !== account.address) {
+        throw new TypeError(`the wallet challenge is not for ${domain} and ${account.address}: ${first} ${address}`);
+      }
+      binding = { walletAddress: account.address, walletProof: { message, signature: await account.signMessage({ message }) } };
+    }
+    return this.transport.request({ method: 'POST', path: '/agents', body: { ...body, ...binding }, auth: 'none' }, options);
   }
 
   /** The wallet's address, when the client has a wallet. */

@@ -129,7 +129,7 @@ export class Transport {
   private async sign(spec: RequestSpec, pathWithQuery: string, body: string, required: boolean): Promise<string | undefined> {
     const signer = await this.config.signer?.();
     if (!signer) {
-      if (required) throw new TypeError(`${spec.method} ${spec.path}: needs an apiKey or a wallet (local agents sign with their wallet)`);
+      if (required) throw new TypeError(`${spec.method} ${spec.path}: needs ${spec.auth === 'signature' ? 'the wallet of a local agent (wallet signature only)' : 'an apiKey or a wallet (local agents sign with their wallet)'}`);
       return undefined;
     }
     return signer.authorization({ method: spec.method, pathWithQuery, body });

@@ -20,11 +20,19 @@ export async function routesCalledBySdk(): Promise<Set<string>> {
     const data = { records: [], entries: [], memories: [], files: [], total: 0, nextCursor: null, token: 'token', content: '', payment: { chainId: 1 } };
     return new Response(JSON.stringify({ success: true, data }), { status: 200 });
   };
-  const client = new AgentMemory({ baseUrl: 'http://sdk.test', apiKey: 'amk_test_x', sessionToken: 'session', fetch: recording });
-  await client.createAgent({ name: 'n' });
+  const client = new AgentMemory({
+    baseUrl: 'http://sdk.test',
+    apiKey: 'amk_test_x',
+    wallet: '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80', // Anvil's public test account #0, for the raw routes
+    signature: { chainId: 1 },
+    sessionToken: 'session',
+    fetch: recording,
+  });
+  await new AgentMemory({ baseUrl: 'http://sdk.test', fetch: recording }).createAgent({ name: 'n' });
   for (const name of NAMESPACES) {
     const api = client[name] as unknown as Record<string, (...args: unknown[]) => unknown>;
     const methods = Object.getOwnPropertyNames(Object.getPrototypeOf(api)).filter((m) => m !== 'constructor' && m !== 'session' && typeof api[m] === 'function');
+    methods.sort((a, b) => Number(a === 'logout') - Number(b === 'logout')); // logout ends the session the others use
     for (const method of methods) {
       // ids in place of every argument (an input object given as a string still reaches its route)
       const args: unknown[] = [name === 'humans' ? IDS[1] : IDS[0], IDS[2]];

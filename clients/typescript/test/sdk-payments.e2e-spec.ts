@@ -92,6 +92,18 @@ describe('local agents: wallet signatures', () => {
     expect(await client.memories.remember(agent.recordId, { content: 'Signed and paid by the wallet.' })).toMatchObject({ type: expect.any(String) });
   });
 
+  it('creates a local agent bound to the client\'s own wallet (proof signed locally, no private key answered)', async () => {
+    const wallet = generatePrivateKey();
+    const signature = { domain: server.signatureRealm.domain };
+    const agent = await AgentMemory.createAgent({ baseUrl: server.url, name: 'own wallet', mode: 'local', wallet, signature });
+    expect(agent).toMatchObject({ mode: 'local', walletAddress: privateKeyToAccount(wallet).address });
+    expect(agent.walletPrivateKey).toBeUndefined();
+    const client = new AgentMemory({ baseUrl: server.url, wallet, signature });
+    expect(await client.agents.get()).toMatchObject({ id: agent.agentId });
+    // a challenge naming another domain is not signed
+    await expect(AgentMemory.createAgent({ baseUrl: server.url, name: 'x', mode: 'local', wallet: generatePrivateKey(), signature: { domain: 'memory.example.com' } })).rejects.toThrow(TypeError);
+  });
+
   it('a signature for another deployment is refused (401), and a cloud agent has no raw blobs (403)', async () => {
     const local = await liveAgent('local');
     const elsewhere = new AgentMemory({ baseUrl: server.url, wallet: local.walletPrivateKey, signature: { domain: 'memory.example.com' } });
