@@ -88,5 +88,7 @@ describe('MemoryTools', () => {
     expect(recall.inputSchema).not.toHaveProperty('$schema');
     expect(recall.inputSchema).toMatchObject({ additionalProperties: false, required: expect.arrayContaining(['query', 'record_id']) });
     expect(recall.inputSchema.properties).toMatchObject({ query: { maxLength: LIMITS.recallQuery.max } });
+    expect(recall.description).toMatch(/ Costs 0\.05 USD per call\.$/);
+    expect(listed.find((t) => t.name === 'list_records')!.description).toMatch(/ Free\.$/);
   });
 });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { resolveForgetTarget } from '@agent-memory/shared';
+import { formatUsd, PRICE_LIST_MICRO_USD, resolveForgetTarget, type PaidOperation } from '@agent-memory/shared';
 import { toolErrorOf, type MemoryApi } from './memory-api';
 import {
   contextAnswer,
@@ -29,7 +29,8 @@ interface ToolSpec<N extends ToolName> {
   run(api: MemoryApi, args: ToolArgs<N>, signal?: AbortSignal): Promise<ToolAnswer>;
 }
 
-const PAID = 'Paid call (0.05 USD, docs/api.md "Billing").';
+/** The price sentence of a paid tool, from the one price list (docs/billing.md, "Prices"). */
+const paid = (operation: PaidOperation) => `Costs ${formatUsd(PRICE_LIST_MICRO_USD[operation])} USD per call.`;
 const read = { readOnlyHint: true, openWorldHint: false } as const;
 
 /**
@@ -40,19 +41,19 @@ const read = { readOnlyHint: true, openWorldHint: false } as const;
 const TOOLS: { [N in ToolName]: ToolSpec<N> } = {
   remember: {
     title: 'Remember',
-    description: `Store a memory in a record: a fact, preference, event, relationship or skill worth keeping across conversations. Returns its id, path, type and summary. ${PAID}`,
+    description: `Store a memory in a record: a fact, preference, event, relationship or skill worth keeping across conversations. Returns its id, path, type and summary. ${paid('remember')}`,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     run: async (api, args, signal) => rememberAnswer(await api.remember(args, signal)),
   },
   recall: {
     title: 'Recall',
-    description: `Find the memories of a record that best match a question (by meaning and keywords). Returns a numbered list, best first, with similarity, type, path, id and summary; use context or the path to see full content. ${PAID}`,
+    description: `Find the memories of a record that best match a question (by meaning and keywords). Returns a numbered list, best first, with similarity, type, path, id and summary; context shows full content. ${paid('recall')}`,
     annotations: read,
     run: async (api, args, signal) => recallAnswer(args.query, await api.recall(args, signal)),
   },
   forget: {
     title: 'Forget',
-    description: `Delete one memory for good, by path or by id (exactly one). ${PAID}`,
+    description: `Delete one memory for good, by path or by id (exactly one). ${paid('forget')}`,
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
     run: async (api, args, signal) => {
       const target = resolveForgetTarget({ path: args.path, id: args.id }, {});
@@ -62,19 +63,19 @@ const TOOLS: { [N in ToolName]: ToolSpec<N> } = {
   },
   context: {
     title: 'Context',
-    description: `Load a record's memories with their full content, grouped by type (identity, fact, relationship, episode, skill), newest first: the way to start a conversation with what is known. ${PAID}`,
+    description: `Load a record's memories with their full content, grouped by type (identity, fact, relationship, episode, skill), newest first: the way to start a conversation with what is known. ${paid('context')}`,
     annotations: read,
     run: async (api, args, signal) => contextAnswer(await api.context(args, signal)),
   },
   read_file: {
     title: 'Read file',
-    description: `Read a text file of a record; answers its content. ${PAID}`,
+    description: `Read a text file of a record; answers its content. ${paid('read_file')}`,
     annotations: read,
     run: async (api, args, signal) => readFileAnswer(await api.readFile(args, signal)),
   },
   write_file: {
     title: 'Write file',
-    description: `Write (create or replace) a text file of at most 1 MB in a record, e.g. notes or a document the agent keeps. ${PAID}`,
+    description: `Write (create or replace) a text file of at most 1 MB in a record, e.g. notes or a document the agent keeps. ${paid('write_file')}`,
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     run: async (api, args, signal) => writeFileAnswer(await api.writeFile(args, signal)),
   },
