@@ -47,7 +47,7 @@ export class HumansController {
   /** Claim: present the agent's key once; the agent is then this human's (201). */
   @Post('agents')
   @HttpCode(201)
-  @Returns(ClaimedAgentSchema, { summary: 'Claim an agent with its key', description: 'Present the agent\'s key once; the agent is then this human\'s.', errors: ['FORBIDDEN', 'NOT_FOUND'] })
+  @Returns(ClaimedAgentSchema, { summary: 'Claim an agent with its key', description: 'Present the agent\'s key once; the agent is then this human\'s. A key that is not valid (unknown, revoked, rotated away) or an agent claimed by another account: 403.', errors: ['FORBIDDEN'] })
   @HumanRoute()
   claim(@SignedInHuman() human: SignedInHuman, @Body() { agentKey }: ClaimAgentDto) {
     return this.bus.request(SUBJECTS.humans.claim, { humanId: human.humanId, agentKey }, ClaimedAgentSchema);

@@ -26,7 +26,7 @@ export class PasskeyAuthController {
   @Post('passkey/register/options')
   @HttpCode(200)
   @Returns(PasskeyOptionsResponseSchema, { summary: 'Passkey registration options', description: 'A new account (`name` required), or, signed in with `Authorization: Passkey`, one more passkey for the account.' })
-  @PublicRoute({ limit: 'client' })
+  @PublicRoute({ limit: 'client', optionalPasskey: true })
   async registerOptions(@Req() req: GatewayRequest, @Body() { name }: PasskeyRegisterOptionsDto) {
     const humanId = await this.optionalSession(req);
     return this.bus.request(SUBJECTS.humans.passkeyRegisterOptions, { humanId, name }, PasskeyOptionsResponseSchema);
@@ -39,7 +39,7 @@ export class PasskeyAuthController {
   @Post('passkey/register/verify')
   @HttpCode(200)
   @Returns(HumanSessionResponseSchema, { summary: 'Finish a passkey registration: a session', description: 'A ceremony begun signed in must be finished with a session of the same account (none: 401, another account\'s: 403).', errors: ['FORBIDDEN'] })
-  @PublicRoute({ limit: 'client' })
+  @PublicRoute({ limit: 'client', optionalPasskey: true })
   async registerVerify(@Req() req: GatewayRequest, @Body() { response }: PasskeyVerifyDto) {
     const humanId = await this.optionalSession(req);
     return this.bus.request(SUBJECTS.humans.passkeyRegisterVerify, { response, humanId }, HumanSessionResponseSchema);
@@ -55,7 +55,7 @@ export class PasskeyAuthController {
 
   @Post('passkey/login/verify')
   @HttpCode(200)
-  @Returns(HumanSessionResponseSchema, { summary: 'Finish a passkey sign-in: a session' })
+  @Returns(HumanSessionResponseSchema, { summary: 'Finish a passkey sign-in: a session', description: 'An unknown passkey or a response that does not verify: 401.', errors: ['UNAUTHORIZED'] })
   @PublicRoute({ limit: 'client' })
   loginVerify(@Body() body: PasskeyVerifyDto) {
     return this.bus.request(SUBJECTS.humans.passkeyLoginVerify, body, HumanSessionResponseSchema);
