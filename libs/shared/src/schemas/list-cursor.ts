@@ -41,14 +41,22 @@ export function decodeListCursor(cursor: string): { ok: true; after: string } | 
 }
 
 /** A `cursor` query parameter, parsed to the path it continues after ({@link decodeListCursor}). */
-export const ListCursorSchema = z.string().transform((cursor, ctx) => {
-  const decoded = decodeListCursor(cursor);
-  if (!decoded.ok) {
-    ctx.addIssue({ code: 'custom', message: decoded.message });
-    return z.NEVER;
-  }
-  return decoded.after;
-});
+export const ListCursorSchema = z
+  .string()
+  .transform((cursor, ctx) => {
+    const decoded = decodeListCursor(cursor);
+    if (!decoded.ok) {
+      ctx.addIssue({ code: 'custom', message: decoded.message });
+      return z.NEVER;
+    }
+    return decoded.after;
+  })
+  .meta({
+    minLength: 1,
+    maxLength: CURSOR_MAX_CHARS,
+    pattern: '^[A-Za-z0-9_-]+$',
+    description: 'The `nextCursor` of the previous page, unchanged (opaque); omit it for the first page. Any other value is 400 VALIDATION_ERROR.',
+  });
 
 /**
  * A path prefix filter (list files `prefix`): 1–256 characters, NFC-normalised, that some valid path
@@ -61,4 +69,8 @@ export const PathPrefixSchema = z.string().transform((raw, ctx) => {
     return z.NEVER;
   }
   return checked.path.slice(0, -1);
+}).meta({
+  minLength: 1,
+  maxLength: 255,
+  description: 'Keep the paths that start with this text, taken literally (e.g. `notes/`): the start of a valid path, at most 255 characters.',
 });
