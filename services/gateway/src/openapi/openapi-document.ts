@@ -107,11 +107,11 @@ export function openApiDocumentOf(routes: readonly RouteEntry[], payment: Paymen
       summary: 'Memory service for AI agents: records, memories, files, recall, context.',
       description:
         'Every answer uses the envelope `{ success: true, data }` or `{ success: false, error: { code, message } }` (docs/api.md). Paid operations carry `x-payment-info` (MPP discovery): pay from a prepaid balance with an agent key, or per call with `Authorization: Payment`.',
-      license: { name: 'MIT', identifier: 'MIT' },
+      license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
     },
     servers: [{ url: '/', description: 'This server' }],
     'x-service-info': { categories: ['ai', 'memory', 'storage'], docs: { apiReference: '/docs', llms: '/llms.txt' } },
-    tags: [...tags].sort().map((name) => ({ name, description: `${name[0].toUpperCase()}${name.slice(1)} (docs/api.md)` })),
+    tags: [...tags].sort().map((name) => ({ name, description: `The ${name} operations (docs/api.md)` })),
     paths,
     components: { schemas: components.schemas, securitySchemes: SECURITY_SCHEMES, headers: HEADERS },
   };
