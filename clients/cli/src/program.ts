@@ -1,6 +1,7 @@
 import { Command, Option } from 'commander';
 import { version } from '../package.json';
 import { commandContext, type CommandContext, type GlobalOptions } from './config/context';
+import { mcpCommand } from './mcp/mcp.command';
 import { describeError, formatError } from './output/errors';
 
 /**
@@ -129,6 +130,8 @@ export function buildProgram(): Command {
     .description('top up the balance by <amount> USD: sandbox credit for a test key; for a live key, paid from the agent\'s wallet')
     .action(run(async () => (await import('./commands/billing')).pay));
 
+  // the MCP server (src/mcp/): its module only declares the command; the server loads when it runs
+  program.addCommand(mcpCommand());
   return program;
 }
 
