@@ -43,6 +43,20 @@ export function inMemoryRateLimiters(anonymousPerMinute: number): RateLimiters {
   };
 }
 
+/** The gateway's HTTP controllers (the route-kind spec checks every route of each). */
+export const GATEWAY_CONTROLLERS = [
+  AgentsController,
+  AgentKeysController,
+  PasskeyAuthController,
+  HumansController,
+  RecordsController,
+  MemoryController,
+  FilesController,
+  ListingController,
+  BillingController,
+  DiscoveryController,
+] as const;
+
 /**
  * The HTTP gateway (docs/architecture.md, "Processes") and its composition root: authentication, rate
  * limits (both stated per route by the route kinds of ./http/route-kinds.ts), validation against the
@@ -56,7 +70,7 @@ export class GatewayModule {
     const payments = options.payments ?? defaultPaymentOptions();
     return {
       module: GatewayModule,
-      controllers: [AgentsController, AgentKeysController, PasskeyAuthController, HumansController, RecordsController, MemoryController, FilesController, ListingController, BillingController, DiscoveryController],
+      controllers: [...GATEWAY_CONTROLLERS],
       providers: [
         { provide: GATEWAY_OPTIONS, useValue: { ...options, payments } },
         { provide: PAYMENT_SETTLEMENT, useValue: adapters.paymentSettlement ?? defaultPaymentSettlement(payments) },

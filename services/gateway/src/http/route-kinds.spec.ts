@@ -5,17 +5,17 @@ import { RecordAccessGuard } from '../auth/record-access.guard';
 import { WalletSignatureGuard } from '../auth/wallet-signature.guard';
 import { PaymentAuthGuard } from '../billing/payment-auth.guard';
 import { AgentRateLimitGuard, AnonymousRateLimitGuard, HumanRateLimitGuard, RecordRateLimitGuard } from '../rate-limit/rate-limit.guards';
-import { AgentKeysController } from './agent-keys.controller';
 import { AgentsController } from './agents.controller';
 import { BillingController } from './billing.controller';
 import { FilesController } from './files.controller';
 import { HumansController } from './humans.controller';
 import { MemoryController } from './memory.controller';
-import { PasskeyAuthController } from './passkey-auth.controller';
 import { RecordsController } from './records.controller';
+import { GATEWAY_CONTROLLERS } from '../gateway.module';
 import { ROUTE_KIND } from './route-kinds';
 
-const CONTROLLERS = [AgentsController, AgentKeysController, PasskeyAuthController, HumansController, RecordsController, MemoryController, FilesController, BillingController];
+// Every controller the gateway registers, so that a new one cannot miss the check.
+const CONTROLLERS = GATEWAY_CONTROLLERS;
 
 /** Every route handler of the gateway's controllers, as `Controller.method`. */
 function routes(): Array<{ name: string; handler: object }> {
