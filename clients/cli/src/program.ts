@@ -17,7 +17,10 @@ export function buildProgram(): Command {
     .option('-p, --profile <name>', 'config profile to use (env AGENT_MEMORY_PROFILE; default: the config\'s default profile)')
     .option('--base-url <url>', 'service URL (env AGENT_MEMORY_URL; default: the profile\'s, else http://127.0.0.1:8080)')
     .showHelpAfterError()
-    .showSuggestionAfterError();
+    .showSuggestionAfterError()
+    // a usage error found by commander (unknown option, bad choice, missing argument) exits 2, as ours do;
+    // set before the subcommands are declared, which inherit it
+    .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : 2));
 
   program
     .command('init')

@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startStandaloneServer, type TestServer } from '@agent-memory/test-support';
@@ -102,7 +102,7 @@ describe('agent-memory remember, recall, context, forget', () => {
     expect(both.code).toBe(2);
     expect(both.stderr).toContain('exactly one of --path or --id');
     const type = await cli.run(['remember', 'x', '--type', 'note']);
-    expect(type.code).not.toBe(0);
+    expect(type.code).toBe(2);
     expect(type.stderr).toContain("Allowed choices are identity, fact, relationship, episode, skill");
     const limit = await cli.run(['recall', 'x', '--limit', '51']);
     expect(limit.code).toBe(2);
@@ -159,6 +159,18 @@ describe('agent-memory records and files', () => {
 });
 
 describe('the bin', () => {
+  it('starts --help without loading the SDK, zod, viem or the table and progress libraries (start-up time)', () => {
+    const trace = join(cli.home, 'trace-modules.js');
+    writeFileSync(trace, "process.on('exit', () => process.stderr.write(JSON.stringify(Object.keys(require.cache))));\n");
+    const run = spawnSync(process.execPath, [BIN, '--help'], { env: cli.env({ NODE_OPTIONS: `--require ${trace}` }), encoding: 'utf8' });
+    expect(run.status).toBe(0);
+    const loaded = JSON.parse(run.stderr) as string[];
+    expect(loaded.some((path) => path.endsWith(join('clients', 'cli', 'dist', 'main.js')))).toBe(true);
+    for (const heavy of ['zod', 'viem', 'mppx', 'cli-table3', 'cli-progress', '@swc-node']) {
+      expect(loaded.filter((path) => path.includes(`${join('node_modules', heavy)}${'/'}`))).toEqual([]);
+    }
+  });
+
   it('runs from the TypeScript source when asked (the fallback of a missing or stale bundle)', () => {
     const help = execFileSync(process.execPath, [BIN, '--help'], { env: { ...cli.env(), AGENT_MEMORY_CLI_FROM_SOURCE: '1' }, encoding: 'utf8' });
     expect(help).toContain('Usage: agent-memory');

@@ -57,9 +57,18 @@ export function createProgress(options: {
     const { SingleBar } = require('cli-progress') as typeof import('cli-progress');
     const bar = new SingleBar({ format: `${options.label} [{bar}] {value}/{total} | {etaText} {status}`, stream, hideCursor: true, clearOnComplete: false }, undefined);
     bar.start(options.total, options.initial, { etaText: etaText(options.initial), status: '' });
+    // Ctrl-C: give the terminal its cursor back (the work done is in the checkpoint), exit 130 as shells do
+    const interrupted = () => {
+      bar.stop();
+      process.exit(130);
+    };
+    process.once('SIGINT', interrupted);
     return {
       update: (done, status = '') => bar.update(done, { etaText: etaText(done), status }),
-      stop: () => bar.stop(),
+      stop: () => {
+        process.removeListener('SIGINT', interrupted);
+        bar.stop();
+      },
     };
   }
   const every = options.plainEveryMs ?? 5000;
