@@ -9,12 +9,13 @@ import type { RequestSigner } from './signature';
 import type { CallOptions } from './types';
 
 /**
- * Which credential a route takes (docs/api.md, "Authentication"): `agent` = agent key, else the wallet
- * signature; `signature` = wallet only (raw blobs); `human` = passkey session; `viewer` = the agent's
- * credential when the client has one, else the passkey session (read routes open to claimed agents);
- * `none` = no Authorization.
+ * Which credential a route takes (docs/api.md, "Authentication"): `agent` = the agent key, else the
+ * wallet signature, else a human's passkey session (read routes of a claimed agent; the server refuses it
+ * on writes with 403), and on a paid route nothing at all (the 402 challenge can then be paid);
+ * `signature` = wallet only (raw blobs); `human` = passkey session; `session-if-any` = the passkey session
+ * when the client has one, else nothing (passkey registration); `none` = no Authorization.
  */
-export type AuthKind = 'agent' | 'signature' | 'human' | 'viewer' | 'none';
+export type AuthKind = 'agent' | 'signature' | 'human' | 'session-if-any' | 'none';
 
 /** One call of the API. `path` is below `/api/v1` (e.g. `/records/rec_…`). */
 export interface RequestSpec {
@@ -112,16 +113,19 @@ export class Transport {
     switch (spec.auth) {
       case 'none':
         return undefined;
+      case 'session-if-any':
+        return session ? `Passkey ${session}` : undefined;
       case 'human':
         if (!session) throw new TypeError('this call needs a passkey session: pass sessionToken, or sign in with humans.loginVerify');
         return `Passkey ${session}`;
       case 'signature':
         return this.sign(spec, pathWithQuery, body, true);
-      case 'viewer':
-        if (!apiKey && session && !(await this.config.signer?.())) return `Passkey ${session}`;
-        return apiKey ? `Bearer ${apiKey}` : this.sign(spec, pathWithQuery, body, !spec.paid);
-      case 'agent':
-        return apiKey ? `Bearer ${apiKey}` : this.sign(spec, pathWithQuery, body, !spec.paid);
+      case 'agent': {
+        // the agent's key, else its wallet; else a human's session (a claimed agent's read routes; refused 403 on writes)
+        if (apiKey) return `Bearer ${apiKey}`;
+        if (session && !(await this.config.signer?.())) return `Passkey ${session}`;
+        return this.sign(spec, pathWithQuery, body, !spec.paid);
+      }
     }
   }
 

@@ -1,4 +1,6 @@
 import { AgentMemory, AgentMemoryNetworkError, ForbiddenError, NotFoundError, UnauthorizedError, ValidationError } from '../src';
+import type { WebAuthnCredentialJson } from '../src';
+import { createPasskeyDevice } from '@agent-memory/testing';
 import { type E2eServer, startE2eServer } from '@agent-memory/test-support';
 import { routeKey, routesCalledBySdk } from './openapi-coverage';
 
@@ -10,9 +12,11 @@ let server: E2eServer;
 let client: AgentMemory;
 let recordId: string;
 let agentKey: string;
+/** The page origin of the software passkey authenticator. */
+const ORIGIN = 'http://localhost:8080';
 
 beforeAll(async () => {
-  server = await startE2eServer();
+  server = await startE2eServer({ env: { PASSKEY_ORIGINS: ORIGIN, PASSKEY_RP_ID: 'localhost' } });
   const created = await AgentMemory.createAgent({ baseUrl: server.url, name: 'sdk flow', environment: 'test' });
   agentKey = created.agentKey;
   recordId = created.recordId;
@@ -122,6 +126,42 @@ describe('errors and retries', () => {
     const flaky = new AgentMemory({ baseUrl: server.url, apiKey: agentKey, fetch: lossy, retries: { baseDelayMs: 1 } });
     await expect(flaky.records.create({ name: 'maybe created' })).rejects.toMatchObject({ code: 'NETWORK_ERROR', timedOut: false });
     expect(calls).toBe(1);
+  });
+});
+
+describe('humans: passkey session and claimed agents', () => {
+  it('signs up with a passkey, claims the agent, reads it through the session, and signs out', async () => {
+    await client.memories.remember(recordId, { content: 'Ana prefers tea over coffee.', path: 'people/ana' });
+    await client.files.write(recordId, { path: 'notes/ana.md', content: '# Ana' });
+    const device = createPasskeyDevice(ORIGIN);
+    const human = new AgentMemory({ baseUrl: server.url });
+    const registration = await human.humans.registerOptions({ name: 'Ana' });
+    const session = await human.humans.registerVerify(device.create(registration.options) as unknown as WebAuthnCredentialJson);
+    expect(session.human).toMatchObject({ name: 'Ana' });
+    expect(await human.humans.me()).toMatchObject({ id: session.human.id, passkeys: [expect.any(Object)] });
+    // a second passkey goes to the signed-in account (the session is sent with the registration)
+    const more = await human.humans.registerOptions();
+    const current = await human.humans.registerVerify(createPasskeyDevice(ORIGIN).create(more.options) as unknown as WebAuthnCredentialJson);
+    expect(current.human.id).toBe(session.human.id); // and the client now holds current.token
+
+    const agent = await client.agents.get();
+    expect(await human.humans.claim(agentKey)).toMatchObject({ id: agent.id });
+    expect((await human.humans.agents()).agents.map((a) => a.id)).toEqual([agent.id]);
+    expect((await human.humans.records(agent.id).toArray()).map((r) => r.id)).toContain(recordId);
+    expect((await human.humans.usage(agent.id, { operation: 'remember' }).toArray()).length).toBeGreaterThan(0);
+    expect((await human.humans.keys(agent.id)).keys.length).toBeGreaterThan(0);
+    // read routes of a claimed agent accept the session (viewer), writes do not
+    expect(await human.records.get(recordId)).toMatchObject({ id: recordId });
+    expect((await human.files.read(recordId, 'notes/ana.md')).content).toBe('# Ana');
+    await expect(human.memories.remember(recordId, { content: 'not by a human' })).rejects.toBeInstanceOf(ForbiddenError);
+
+    const login = await human.humans.loginOptions();
+    const signedIn = await new AgentMemory({ baseUrl: server.url }).humans.loginVerify(device.get(login.options) as unknown as WebAuthnCredentialJson);
+    expect(signedIn.human.id).toBe(session.human.id);
+    expect(await human.humans.release(agent.id)).toMatchObject({ released: true });
+    expect(await human.humans.logout()).toEqual({ loggedOut: true });
+    await expect(new AgentMemory({ baseUrl: server.url, sessionToken: current.token }).humans.me()).rejects.toBeInstanceOf(UnauthorizedError);
+    await expect(human.humans.me()).rejects.toThrow(TypeError); // the client forgot the ended session
   });
 });
 

@@ -20,12 +20,12 @@ export class FilesApi {
 
   /** `GET /records/{recordId}/read?path` → `{ content, path }`; NOT_FOUND for a missing file. */
   read(recordId: string, path: string, options?: CallOptions): Promise<FileContent> {
-    return this.transport.request({ method: 'GET', path: at(recordId, 'read'), query: { path }, auth: 'viewer', idempotent: true, paid: true }, options);
+    return this.transport.request({ method: 'GET', path: at(recordId, 'read'), query: { path }, auth: 'agent', idempotent: true, paid: true }, options);
   }
 
   /** `GET /records/{recordId}/files?limit&cursor&prefix`: one page of file metadata in path order (limit 1–1000, default 100). */
   page(recordId: string, query: ListFilesFilter & { limit?: number; cursor?: string } = {}, options?: CallOptions): Promise<FilePage> {
-    return this.transport.request({ method: 'GET', path: at(recordId, 'files'), query, auth: 'viewer', idempotent: true }, options);
+    return this.transport.request({ method: 'GET', path: at(recordId, 'files'), query, auth: 'agent', idempotent: true }, options);
   }
 
   /** Every file's metadata, in path order, page by page: `for await (const file of client.files.list(recordId))`. */

@@ -35,14 +35,17 @@ export class HumansApi {
     private readonly setSession: (token: string | undefined) => void,
   ) {}
 
-  /** `POST /auth/passkey/register/options` `{ name }` (new account; or add a passkey when signed in). */
+  /**
+   * `POST /auth/passkey/register/options` `{ name }`: a new account; when the client holds a session, a
+   * passkey added to that account (the session is sent, `name` ignored).
+   */
   registerOptions(input: { name?: string } = {}, options?: CallOptions): Promise<PasskeyOptions> {
-    return this.transport.request({ method: 'POST', path: '/auth/passkey/register/options', body: input, auth: 'none' }, options);
+    return this.transport.request({ method: 'POST', path: '/auth/passkey/register/options', body: input, auth: 'session-if-any' }, options);
   }
 
-  /** `POST /auth/passkey/register/verify` `{ response }` → session (stored in the client). */
+  /** `POST /auth/passkey/register/verify` `{ response }` → session (stored in the client); with a session, in that account. */
   async registerVerify(response: WebAuthnCredentialJson, options?: CallOptions): Promise<HumanSession> {
-    return this.session(await this.transport.request<HumanSession>({ method: 'POST', path: '/auth/passkey/register/verify', body: { response }, auth: 'none' }, options));
+    return this.session(await this.transport.request<HumanSession>({ method: 'POST', path: '/auth/passkey/register/verify', body: { response }, auth: 'session-if-any' }, options));
   }
 
   /** `POST /auth/passkey/login/options` → WebAuthn request options. */

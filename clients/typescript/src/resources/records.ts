@@ -24,7 +24,7 @@ export class RecordsApi {
 
   /** `GET /records/{recordId}`; NOT_FOUND for a record that is not the caller's. */
   get(recordId: string, options?: CallOptions): Promise<MemoryRecord> {
-    return this.transport.request({ method: 'GET', path: `/records/${encodeURIComponent(recordId)}`, auth: 'viewer', idempotent: true }, options);
+    return this.transport.request({ method: 'GET', path: `/records/${encodeURIComponent(recordId)}`, auth: 'agent', idempotent: true }, options);
   }
 
   /** `PATCH /records/{recordId}`: at least one of `name`, `tags`, `category`, `parentRecordId` (null detaches). */
