@@ -10,7 +10,7 @@ export interface OnnxUseLiteRunnerOptions {
   modelPath: string;
   /** The model's bytes, loaded instead of `modelPath` when given (the cache could not be written). */
   modelBytes?: Uint8Array;
-  /** Threads one `session.run` may use (onnxruntime `intraOpNumThreads`); default {@link defaultIntraOpThreads}. */
+  /** Threads one `session.run` may use (onnxruntime `intraOpNumThreads`); default {@link DEFAULT_INTRA_OP_THREADS}. */
   intraOpThreads?: number;
 }
 
@@ -19,9 +19,7 @@ export interface OnnxUseLiteRunnerOptions {
  * 13-token query no faster (the matrices are small) and batches only ~10-20 % faster while taking the
  * core the event loop, Postgres and the other processes need (docs/architecture.md, "The embedder").
  */
-export function defaultIntraOpThreads(): number {
-  return 1;
-}
+export const DEFAULT_INTRA_OP_THREADS = 1;
 
 /** Output width of the model: one 512-float row per text. */
 const USE_LITE_WIDTH = 512;
@@ -63,7 +61,7 @@ export async function loadOnnxUseLiteRunner(options: OnnxUseLiteRunnerOptions): 
   const ort = (await import('onnxruntime-node')) as unknown as OrtModule;
   const [session, tokenizer] = await Promise.all([
     ort.InferenceSession.create(options.modelBytes ?? options.modelPath, {
-      intraOpNumThreads: options.intraOpThreads ?? defaultIntraOpThreads(),
+      intraOpNumThreads: options.intraOpThreads ?? DEFAULT_INTRA_OP_THREADS,
       interOpNumThreads: 1,
       executionMode: 'sequential',
       graphOptimizationLevel: 'all',

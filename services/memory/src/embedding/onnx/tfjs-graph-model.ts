@@ -71,9 +71,9 @@ export async function readTfjsGraphModel(directory: string): Promise<TfjsGraphMo
     let offset = 0;
     for (const spec of group.weights) {
       if (spec.quantization) throw new Error(`tfjs weight ${spec.name} is quantised; not supported by the converter`);
-      const count = spec.shape.reduce((n, d) => n * d, 1);
-      const length = count * BYTES_PER_ELEMENT[spec.dtype];
-      if (length === undefined || Number.isNaN(length)) throw new Error(`tfjs weight ${spec.name} has unsupported dtype ${spec.dtype}`);
+      const elementBytes = BYTES_PER_ELEMENT[spec.dtype] as number | undefined;
+      if (elementBytes === undefined) throw new Error(`tfjs weight ${spec.name} has unsupported dtype ${spec.dtype}`);
+      const length = spec.shape.reduce((n, d) => n * d, 1) * elementBytes;
       if (offset + length > bytes.length) throw new Error(`tfjs weight shards end before weight ${spec.name}`);
       // Copy into an aligned buffer: a typed array view needs an offset that is a multiple of its element size.
       const slice = new Uint8Array(bytes.subarray(offset, offset + length));
