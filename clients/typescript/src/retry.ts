@@ -4,8 +4,8 @@
  * - 429 is always repeated (a refused call changed nothing), after `Retry-After` (or the `RateLimit`
  *   header's reset), as long as that wait is at most `maxRetryAfterMs`;
  * - a connection that could not be opened is repeated for every call (nothing reached the server);
- * - a lost answer, a client timeout, 502, 503 and 504 only for safe calls: GET, and writes carrying an
- *   idempotency key (the server replays the first result and charges once);
+ * - a lost answer, a client timeout, 500 ("not applied"), 502, 503 and 504 only for safe calls: reads, and
+ *   writes carrying an idempotency key (the server replays the first result and charges once);
  * - nothing else: a non-idempotent write whose answer was lost is reported, never repeated.
  */
 

@@ -51,12 +51,12 @@ describe('retries', () => {
     expect(rateLimitWaitSeconds(new Headers())).toBe(1);
   });
 
-  it('repeats 502/503 and lost answers only for safe calls (GET, idempotent writes)', async () => {
+  it('repeats 500/502/503 and lost answers only for safe calls (reads, idempotent writes)', async () => {
     const get = scripted([fail(503, 'INTERNAL_ERROR'), new TypeError('socket hang up'), ok({ id: 'agt_1' })]);
     expect(await get.client.agents.get()).toEqual({ id: 'agt_1' });
     expect(get.calls).toHaveLength(3);
 
-    const create = scripted([fail(503, 'INTERNAL_ERROR')]);
+    const create = scripted([fail(500, 'INTERNAL_ERROR')]);
     await expect(create.client.records.create({ name: 'r' })).rejects.toBeInstanceOf(InternalError);
     const lost = scripted([new TypeError('socket hang up')]);
     await expect(lost.client.records.create({ name: 'r' })).rejects.toBeInstanceOf(AgentMemoryNetworkError);
@@ -70,7 +70,7 @@ describe('retries', () => {
   });
 
   it('sends one idempotency key on every attempt of a remember, a new one per call', async () => {
-    const { client, calls } = scripted([new TypeError('lost'), fail(502, 'INTERNAL_ERROR'), ok({ id: 'mem_1' }), ok({ id: 'mem_2' })]);
+    const { client, calls } = scripted([new TypeError('lost'), fail(500, 'INTERNAL_ERROR'), ok({ id: 'mem_1' }), ok({ id: 'mem_2' })]);
     await client.memories.remember('rec_1', { content: 'a' });
     await client.memories.remember('rec_1', { content: 'a' });
     const keys = calls.map((c) => (JSON.parse(c.body!) as { idempotency_key: string }).idempotency_key);

@@ -91,7 +91,8 @@ export class Transport {
           continue;
         }
       }
-      if ([502, 503, 504].includes(response.status) && spec.idempotent && !last) {
+      // 500 means "not applied" (docs/api.md, "After a 500 or a timeout"); 502-504 come from proxies
+      if ([500, 502, 503, 504].includes(response.status) && spec.idempotent && !last) {
         await sleep(backoffMs(retry, attempt), options.signal);
         continue;
       }

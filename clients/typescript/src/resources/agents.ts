@@ -20,7 +20,7 @@ export class AgentsApi {
 
   /** `DELETE /agents/claim`: drops a human's claim on this agent; `released` is false when no one had claimed it. */
   releaseClaim(options?: CallOptions): Promise<{ released: boolean }> {
-    return this.transport.request({ method: 'DELETE', path: '/agents/claim', auth: 'agent', idempotent: true }, options);
+    return this.transport.request({ method: 'DELETE', path: '/agents/claim', auth: 'agent' }, options);
   }
 }
 
@@ -41,8 +41,8 @@ export class KeysApi {
     return this.transport.request({ method: 'POST', path: '/agents/keys/rotate', body: input, auth: 'agent' }, options);
   }
 
-  /** `POST /agents/keys/{keyId}/revoke`: the key stops working at once (repeating it is harmless). */
+  /** `POST /agents/keys/{keyId}/revoke`: the key stops working at once. Not repeated after a lost answer (the key sending it may be the revoked one). */
   revoke(keyId: string, options?: CallOptions): Promise<RevokedKey> {
-    return this.transport.request({ method: 'POST', path: `/agents/keys/${encodeURIComponent(keyId)}/revoke`, body: {}, auth: 'agent', idempotent: true }, options);
+    return this.transport.request({ method: 'POST', path: `/agents/keys/${encodeURIComponent(keyId)}/revoke`, body: {}, auth: 'agent' }, options);
   }
 }

@@ -124,7 +124,7 @@ export class HumansApi {
 
   /** `POST /humans/me/agents/{agentId}/keys/{keyId}/revoke`. */
   revokeKey(agentId: string, keyId: string, options?: CallOptions): Promise<RevokedKey> {
-    return this.transport.request({ method: 'POST', path: agentPath(agentId, `/keys/${encodeURIComponent(keyId)}/revoke`), body: {}, auth: 'human', idempotent: true }, options);
+    return this.transport.request({ method: 'POST', path: agentPath(agentId, `/keys/${encodeURIComponent(keyId)}/revoke`), body: {}, auth: 'human' }, options);
   }
 
   private session(session: HumanSession): HumanSession {
