@@ -1,4 +1,8 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
 import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
@@ -84,6 +88,38 @@ it('carries the largest file (1 MB) both ways, refuses one byte more, and answer
   await expect(unknown).rejects.toBeInstanceOf(McpError);
   await expect(unknown).rejects.toMatchObject({ code: ErrorCode.InvalidParams });
 }, 120_000);
+
+describe('the real command: agent-memory mcp --http', () => {
+  const bin = join(__dirname, '..', 'bin', 'agent-memory.js');
+  const env = { PATH: process.env.PATH ?? '', HOME: tmpdir(), AGENT_MEMORY_CONFIG: join(tmpdir(), 'agent-memory-mcp-none.json'), AGENT_MEMORY_CLI_FROM_SOURCE: '1' };
+
+  it('prints its URL on stderr, serves each caller as its own agent, and stops on SIGTERM', async () => {
+    const child = spawn(process.execPath, [bin, 'mcp', '--http', '0'], { env: { ...env, AGENT_MEMORY_URL: server.url }, stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      let stderr = '';
+      child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+      const deadline = Date.now() + 60_000;
+      while (!/http:\/\/127\.0\.0\.1:\d+\/mcp/.test(stderr) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      expect(stderr).toMatch(/^agent-memory MCP server \(Streamable HTTP\) at http:\/\/127\.0\.0\.1:\d+\/mcp, for the service at /);
+      const url = /http:\/\/127\.0\.0\.1:\d+\/mcp/.exec(stderr)![0];
+      const { agentKey, recordId } = await freshAgent(server.url);
+      const client = new Client({ name: 'mcp-cli-http-e2e', version: '1.0.0' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${agentKey}` } } }));
+      expect((await call(client, 'list_records', {})).structured!.records.map((r: any) => r.id)).toEqual([recordId]);
+      await client.close();
+    } finally {
+      child.kill('SIGTERM');
+    }
+    const [code] = (await once(child, 'exit')) as [number | null];
+    expect(code).toBe(0);
+  }, 90_000);
+
+  it('refuses --record with --http (a record belongs to one agent) as a usage error', () => {
+    const run = spawnSync(process.execPath, [bin, 'mcp', '--http', '0', '--record', 'rec_abc'], { env, encoding: 'utf8', timeout: 60_000 });
+    expect(run.status).toBe(2);
+    expect(run.stderr).toContain('--record applies to stdio only');
+  }, 90_000);
+});
 
 describe('the HTTP edge', () => {
   const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
