@@ -1,18 +1,19 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startStandaloneServer, type TestServer } from '@agent-memory/test-support';
+import { LocalPaymentSettlement, startStandaloneServer, type TestServer } from '@agent-memory/test-support';
 import { BIN, CliHarness } from './cli.fixture';
 
 // The CLI end to end: the real bin (the bundle the root postinstall builds, rebuilt here so that it is
 // current) as a child process, against a real standalone server, with a temporary HOME.
 let server: TestServer;
+const settlement = new LocalPaymentSettlement();
 let cli: CliHarness;
 let agent: { agentId: string; recordId: string; configPath: string };
 
 beforeAll(async () => {
   execFileSync(process.execPath, [join(__dirname, '..', '..', '..', 'tools', 'build-cli.js')], { stdio: 'inherit' });
-  server = await startStandaloneServer();
+  server = await startStandaloneServer({ paymentSettlement: settlement });
   cli = new CliHarness();
   agent = await cli.json(['init', '--base-url', server.url, '--name', 'cli e2e', '--environment', 'test']);
 }, 120_000);
@@ -149,6 +150,22 @@ describe('agent-memory records and files', () => {
     expect(noRecord.code).toBe(2);
     expect(noRecord.stderr).toContain('no record');
     await cli.json(['records', 'use', agent.recordId]);
+  });
+
+  it('pays a live top-up from the agent\'s wallet: the saved key, or AGENT_MEMORY_WALLET_PRIVATE_KEY; none is a clear error', async () => {
+    const live = await cli.json(['init', '--profile', 'live', '--base-url', server.url, '--name', 'live', '--save-wallet-key']);
+    expect(live.walletPrivateKeySaved).toBe(true);
+    const paid = await cli.json(['pay', '1.50', '--profile', 'live']);
+    expect(paid).toMatchObject({ creditedMicroUsd: 1_500_000, balanceMicroUsd: 1_500_000 });
+    expect(settlement.settled.at(-1)?.authorization).toMatchObject({ from: live.walletAddress, value: '1500000' });
+    expect((await cli.json(['balance', '--profile', 'live'])).balanceMicroUsd).toBe(1_500_000);
+
+    const other = await cli.json(['init', '--profile', 'unsaved', '--base-url', server.url, '--name', 'unsaved']);
+    const refused = await cli.run(['pay', '1', '--profile', 'unsaved']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('AGENT_MEMORY_WALLET_PRIVATE_KEY');
+    const fromEnv = await cli.json(['pay', '0.25', '--profile', 'unsaved'], { env: { AGENT_MEMORY_WALLET_PRIVATE_KEY: other.walletPrivateKey } });
+    expect(fromEnv).toMatchObject({ creditedMicroUsd: 250_000 });
   });
 
   it('shows the balance and adds sandbox credit to a test agent', async () => {
