@@ -1,5 +1,5 @@
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { formatUsd, PRICE_LIST_MICRO_USD } from '@agent-memory/shared';
+import { formatUsd, PAID_ROUTES, PRICE_LIST_MICRO_USD } from '@agent-memory/shared';
 import { ApiClient } from '@agent-memory/testing';
 import { parsePaymentChallenge, startStandaloneServer, TestChainRpcServer, type TestServer } from '@agent-memory/test-support';
 import { runMppx, writeWalletConfig } from './mppx/mppx-cli';
@@ -66,7 +66,8 @@ describe('mppx validate (discovery, challenge, error handling) against BILLING_M
     show('mppx validate', run);
     expect(failuresAndWarnings(run.output)).toEqual([]);
     expect(run.output).toContain('✓ llms.txt found and nonempty');
-    expect(run.output).toMatch(/✓ Document found/);
+    expect(run.output).toContain('✓ Document found and parseable');
+    expect(run.output).toContain(`✓ Paid endpoints found (${PAID_ROUTES.length} endpoint(s))`);
     expect(run.output).toContain('✓ Realm matches server hostname');
     expect(run.output).toContain('✓ Malformed credential returns 402 (not 500)');
     expect(run.output).toContain('✓ Error response includes fresh challenge');
