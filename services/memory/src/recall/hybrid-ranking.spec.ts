@@ -58,6 +58,29 @@ describe('convexScoreFusion (TM2C2)', () => {
     expect(convexScoreFusion({ dense: [{ id: 'x', score: 0.2 }, { id: 'y', score: 0.9 }], sparse: [] }).map((h) => h.id)).toEqual(['y', 'x']);
   });
 
+  it('relevance orders the list like score, in [0, 1], never increasing, where the cosine alone would not', () => {
+    // 'keyword' has the lower cosine but ranks first on its BM25 lead: cosine order has a hole, relevance none.
+    const fused = convexScoreFusion({
+      dense: [{ id: 'close', score: 0.5 }, { id: 'keyword', score: 0.45 }, { id: 'far', score: -0.3 }],
+      sparse: [{ id: 'keyword', score: 12 }, { id: 'far', score: 1 }],
+    });
+    expect(fused.map((h) => h.id)).toEqual(['keyword', 'close', 'far']);
+    expect(fused[0].similarity!).toBeLessThan(fused[1].similarity!);
+    for (const [i, hit] of fused.entries()) {
+      expect(hit.relevance).toBeGreaterThanOrEqual(0);
+      expect(hit.relevance).toBeLessThanOrEqual(1);
+      if (i > 0) expect(hit.relevance).toBeLessThanOrEqual(fused[i - 1].relevance);
+    }
+    // Scaled by (max cos + 1) / 2: the dense part is absolute, 0.8 · (0.5 + 1) / 2 for 'close'.
+    expect(fused[1].relevance).toBeCloseTo(0.8 * 0.75, 12);
+  });
+
+  it('a recall whose best cosine is low has low relevance everywhere', () => {
+    const weak = convexScoreFusion({ dense: [{ id: 'a', score: -0.5 }], sparse: [] });
+    expect(weak[0].score).toBeCloseTo(0.8, 12);
+    expect(weak[0].relevance).toBeCloseTo(0.8 * 0.25, 12);
+  });
+
   it('breaks ties by cosine, then by id', () => {
     const fused = convexScoreFusion({ dense: [], sparse: [{ id: 'b', score: 1 }, { id: 'a', score: 1 }] });
     expect(fused.map((h) => h.id)).toEqual(['a', 'b']);
@@ -73,6 +96,8 @@ describe('reciprocalRankFusion', () => {
     expect(fused.map((h) => h.id)).toEqual(['b', 'a', 'c']);
     expect(fused[0].score).toBeCloseTo(1 / 62 + 1 / 61, 12);
     expect(fused[1].score).toBeCloseTo(1 / 61, 12);
+    expect(fused.map((h) => h.relevance)).toEqual([...fused.map((h) => h.relevance)].sort((x, y) => y - x));
+    expect(fused[0].relevance).toBeLessThanOrEqual(1);
   });
 });
 

@@ -19,7 +19,12 @@ export interface HybridHit {
   id: string;
   /** Fusion score, 0..1 for {@link convexScoreFusion}; the order of the results. Comparable within one recall only. */
   score: number;
-  /** Cosine similarity of query and memory, when known (`similarity` of docs/api.md, "Memories"). */
+  /**
+   * `score` scaled by one factor per recall into 0..1 so that it also says how close the best match is
+   * (the API's `similarity`, docs/api.md "Recall"): never increasing down the list, as `score`.
+   */
+  relevance: number;
+  /** Cosine similarity of query and memory, when known (the dense side; also the first tie-break). */
   similarity: number | null;
   /** BM25 score, 0 when the memory was not a keyword hit. */
   bm25: number;
@@ -58,6 +63,10 @@ export const HYBRID_FUSION: ConvexFusionOptions = { denseWeight: 0.8, denseFloor
  * - sparse' = BM25 / max BM25 of the candidates (BM25's theoretical minimum is 0), 0 for non-keyword hits.
  * Unlike rank fusion it keeps score gaps: a memory far ahead on one side stays ahead. Ties: higher
  * cosine, then id. Pure; returns every candidate once, best first.
+ *
+ * `relevance` = score · (max cos − floor) / (1 − floor): the same order, in 0..1, and absolute on the
+ * dense side (α·(cos − floor)/(1 − floor), the cosine mapped onto 0..1), so a recall whose best match is
+ * only loosely related scores low everywhere instead of starting at 1.
  */
 export function convexScoreFusion(candidates: HybridCandidates, options: ConvexFusionOptions = HYBRID_FUSION): HybridHit[] {
   const hits = collect(candidates);
@@ -75,6 +84,8 @@ export function convexScoreFusion(candidates: HybridCandidates, options: ConvexF
     const sparse = maxBm25 > 0 ? hit.bm25 / maxBm25 : 0;
     hit.score = alpha * dense + (1 - alpha) * sparse;
   }
+  const scale = cosRange > 0 ? Math.min(1, cosRange / (1 - floor)) : 1;
+  for (const hit of hits.values()) hit.relevance = clampUnit(hit.score * scale);
   return sorted(hits);
 }
 
@@ -107,6 +118,8 @@ export function reciprocalRankFusion(candidates: HybridCandidates, options: RrfO
     const sr = sparseRank.get(hit.id);
     hit.score =
       (dr === undefined ? 0 : options.denseWeight / (options.k + dr)) + (sr === undefined ? 0 : options.sparseWeight / (options.k + sr));
+    // The best possible RRF score (first in both lists) maps to 1.
+    hit.relevance = clampUnit((hit.score * (options.k + 1)) / (options.denseWeight + options.sparseWeight || 1));
   }
   return sorted(hits);
 }
@@ -169,13 +182,17 @@ export function expandQuery(
 
 function collect(candidates: HybridCandidates): Map<string, HybridHit> {
   const hits = new Map<string, HybridHit>();
-  for (const hit of candidates.dense) hits.set(hit.id, { id: hit.id, score: 0, similarity: hit.score, bm25: 0 });
+  for (const hit of candidates.dense) hits.set(hit.id, { id: hit.id, score: 0, relevance: 0, similarity: hit.score, bm25: 0 });
   for (const hit of candidates.sparse) {
     const existing = hits.get(hit.id);
     if (existing) existing.bm25 = hit.score;
-    else hits.set(hit.id, { id: hit.id, score: 0, similarity: candidates.cosines?.get(hit.id) ?? null, bm25: hit.score });
+    else hits.set(hit.id, { id: hit.id, score: 0, relevance: 0, similarity: candidates.cosines?.get(hit.id) ?? null, bm25: hit.score });
   }
   return hits;
+}
+
+function clampUnit(x: number): number {
+  return Number.isFinite(x) ? Math.min(1, Math.max(0, x)) : 0;
 }
 
 function rankOf(list: readonly VectorHit[]): Map<string, number> {

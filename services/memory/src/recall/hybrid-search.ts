@@ -45,7 +45,8 @@ export interface HybridSearchRequest {
  * 3. `scoreDense` for keyword hits that the dense search did not return, so that every candidate has its
  *    exact cosine (without it keyword-only hits rank as if unrelated: LoCoMo R@10 68.8 → 58.7);
  * 4. {@link convexScoreFusion}, best first, cut to `limit`.
- * Each hit carries `similarity` (cosine, the API's `similarity`) and the fusion `score` (the order).
+ * Each hit carries the fusion `score` (the order), its `relevance` (the API's `similarity`: the same order
+ * in 0..1) and `similarity` (the cosine).
  * Errors of the index or of `feedback.load` propagate.
  */
 export async function hybridSearch(index: VectorIndex, request: HybridSearchRequest): Promise<HybridHit[]> {

@@ -12,8 +12,8 @@ import { DEFAULT_MEMORY_ADMISSION, MEMORY_WORK_SCHEDULER, RECALL_COST } from './
 /**
  * Recall by meaning (docs/api.md, "Memories"): dense search (cosine of sentence embeddings) and
  * keyword search (BM25) within the record, fused into one ranking (`recall/hybrid-ranking.ts`). The
- * order is the fused relevance; `similarity` is the cosine similarity of query and memory embeddings,
- * so it need not decrease monotonically down the list. Only memories whose metadata row exists are
+ * order is the fused relevance and `similarity` is that relevance in 0..1 (`HybridHit.relevance`), so it
+ * never increases down the list and a client may cut at a threshold (docs/api.md, "Recall"). Only memories whose metadata row exists are
  * returned, so nothing forgotten or half-written ever shows.
  */
 @Injectable()
@@ -47,7 +47,7 @@ export class RecallUseCase {
       .slice(0, body.limit)
       .map((h) => {
         const row = rows.get(h.id)!;
-        return { id: h.id, path: row.path, type: row.type as RecalledMemory['type'], summary: row.summary, similarity: Math.round((h.similarity ?? 0) * 1e6) / 1e6 };
+        return { id: h.id, path: row.path, type: row.type as RecalledMemory['type'], summary: row.summary, similarity: Math.round(h.relevance * 1e6) / 1e6 };
       });
     return { memories, count: memories.length };
   }

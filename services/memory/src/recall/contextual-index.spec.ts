@@ -1,0 +1,58 @@
+import { dot } from '../embedding/vector-math';
+import { contextDepth, contextOf, contextualEntry, DEFAULT_CONTEXT, NO_CONTEXT, type ContextSource } from './contextual-index';
+
+const T0 = Date.parse('2026-11-25T10:00:00Z');
+
+function source(seconds: number, axis: number, terms: Record<number, number>, recordId = 'rec_a'): ContextSource {
+  const dense = new Float32Array(4);
+  dense[axis] = 1;
+  const indices = Object.keys(terms).map(Number).sort((a, b) => a - b);
+  return { recordId, createdAt: new Date(T0 + seconds * 1_000), dense, sparse: { indices, values: indices.map((t) => terms[t]) } };
+}
+
+describe('contextualEntry (contextual indexing)', () => {
+  const self = source(100, 0, { 1: 1, 2: 2 });
+  const previous = source(90, 1, { 2: 1, 3: 2 });
+  const beforeThat = source(80, 2, { 4: 4 });
+  const third = source(70, 3, { 5: 1 });
+
+  it('adds the previous memory\'s terms at 0.5 and the one before at 0.25, and no deeper', () => {
+    const entry = contextualEntry(self, [previous, beforeThat, third], DEFAULT_CONTEXT);
+    expect(entry.sparse.indices).toEqual([1, 2, 3, 4]);
+    expect(entry.sparse.values).toEqual([1, 2 + 0.5 * 1, 0.5 * 2, 0.25 * 4]);
+  });
+
+  it('blends the dense vector as normalise(own + 0.5 · previous + 0.25 · the one before)', () => {
+    const { dense } = contextualEntry(self, [previous, beforeThat], DEFAULT_CONTEXT);
+    const norm = Math.hypot(1, 0.5, 0.25);
+    expect(Array.from(dense).map((x) => Number(x.toFixed(6)))).toEqual([1 / norm, 0.5 / norm, 0.25 / norm, 0].map((x) => Number(x.toFixed(6))));
+    expect(dot(dense, dense)).toBeCloseTo(1, 6);
+  });
+
+  it('cuts the context at a time gap longer than gapSeconds between consecutive memories', () => {
+    const options = { ...DEFAULT_CONTEXT, gapSeconds: 15 };
+    // 10 s to the previous one (kept), 10 s more to the one before (kept).
+    expect(contextOf(self, [previous, beforeThat], options)).toEqual([previous, beforeThat]);
+    // 20 s between the previous memory and the one before it: only the previous one counts.
+    const old = source(70, 2, { 4: 4 });
+    expect(contextOf(self, [previous, old], options)).toEqual([previous]);
+    // 20 s before the memory itself: no context at all, the own entry is returned as is.
+    const distant = source(80, 1, { 9: 1 });
+    const alone = contextualEntry(self, [distant, beforeThat], options);
+    expect(alone.sparse).toBe(self.sparse);
+    expect(alone.dense).toBe(self.dense);
+  });
+
+  it('never borrows across a record boundary', () => {
+    const foreign = source(95, 1, { 7: 1 }, 'rec_b');
+    expect(contextOf(self, [foreign, previous], DEFAULT_CONTEXT)).toEqual([]);
+    expect(contextOf(self, [previous, foreign], DEFAULT_CONTEXT)).toEqual([previous]);
+  });
+
+  it('with context off, the entry is the memory\'s own and the depth is 0', () => {
+    expect(contextDepth(NO_CONTEXT)).toBe(0);
+    expect(contextDepth(DEFAULT_CONTEXT)).toBe(2);
+    const own = contextualEntry(self, [previous, beforeThat], NO_CONTEXT);
+    expect(own).toEqual({ dense: self.dense, sparse: self.sparse });
+  });
+});
