@@ -102,7 +102,7 @@ export async function importRecord(ctx: CommandContext, file: string, opts: { re
   );
   const eta = new EtaEstimator(RATE_LIMITS.recordWritesPerMinute);
   let done = state.itemsDone;
-  let pacerFloor = () => pacer.minimumSeconds(total - done);
+  let pacerFloor = () => pacer.secondsFor(total - done);
   const progress = createProgress({ label: 'import', total, initial: done, eta: (d) => eta.secondsLeft(total - d, Math.max(0, pacerFloor())) });
   const onWait: WaitListener = (ms, reason) => {
     if (reason === 'pacing') return;

@@ -38,6 +38,18 @@ describe('WritePacer (30 writes per sliding 60 s per record, docs/api.md "Rate l
     for (const t of times) expect(times.filter((u) => u > t - 1000 && u <= t).length).toBeLessThanOrEqual(3);
   });
 
+  it('knows the least time left from the writes already in the window', async () => {
+    const clock = fakeClock();
+    const pacer = new WritePacer(30, 60_000, clock);
+    expect(pacer.secondsFor(30)).toBe(0);
+    for (let i = 0; i < 30; i++) await pacer.take();
+    await clock.sleep(10_000);
+    // the window is full since 10 s: the next write goes in 50 s, 30 more by then, the 31st 60 s later
+    expect(pacer.secondsFor(1)).toBe(50);
+    expect(pacer.secondsFor(30)).toBe(50);
+    expect(pacer.secondsFor(31)).toBe(110);
+  });
+
   it('announces the least time of a run: nothing for 30, 2 s per write beyond', () => {
     const pacer = new WritePacer();
     expect(pacer.minimumSeconds(30)).toBe(0);

@@ -53,6 +53,21 @@ export class WritePacer {
     const beyond = Math.max(0, count - this.perWindow);
     return (beyond * this.windowMs) / this.perWindow / 1000;
   }
+
+  /**
+   * The least time (seconds) from now until `count` more writes are sent, given the writes already in
+   * the window: each write waits for the one `perWindow` places before it to leave the window. O(count).
+   */
+  secondsFor(count: number): number {
+    if (count <= 0) return 0;
+    const now = this.clock.now();
+    const times = this.sent.filter((t) => t > now - this.windowMs);
+    for (let i = 0; i < count; i++) {
+      const earlier = times.length - this.perWindow;
+      times.push(earlier >= 0 ? Math.max(now, times[earlier]! + this.windowMs) : now);
+    }
+    return (times[times.length - 1]! - now) / 1000;
+  }
 }
 
 /** How {@link retryWrite} retries. */
