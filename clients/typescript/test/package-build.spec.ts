@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 // The published package (README "Install"): `tsup` builds dist/index.mjs (ES module), dist/index.cjs
@@ -53,6 +53,32 @@ describe('the published package', () => {
   it('loads as an ES module', () => {
     expect(run(['--input-type=module', '-e', `const mod = await import(${JSON.stringify(join(outDir, 'index.mjs'))});${SMOKE}`])).toEqual(expected);
   });
+
+  it('type-checks a consumer against the published declarations alone (strict, DOM lib, no path aliases)', () => {
+    writeFileSync(
+      join(outDir, 'consumer.ts'),
+      [
+        "import { AgentMemory, NotFoundError, type RememberInput, type MemoryRecord } from './index.mjs';",
+        "const client = new AgentMemory({ baseUrl: 'https://memory.example.com', apiKey: 'amk_test_x', retries: 2 });",
+        "const input: RememberInput = { content: 'x', type: 'fact' };",
+        // the types are real (not `any` from an unresolved import): wrong shapes are errors
+        "// @ts-expect-error: content is a string",
+        'export const wrong: RememberInput = { content: 1 };',
+        "// @ts-expect-error: not a memory type",
+        "export const wrongType: RememberInput = { content: 'x', type: 'opinion' };",
+        'export async function use(): Promise<MemoryRecord[]> {',
+        "  await client.memories.remember('rec_1', input, { idempotencyKey: 'k' });",
+        '  const out: MemoryRecord[] = [];',
+        '  for await (const record of client.records.list({ pageSize: 10 })) out.push(record);',
+        '  return out.filter(() => !(new Error() instanceof NotFoundError));',
+        '}',
+      ].join('\n'),
+    );
+    const compilerOptions = { noEmit: true, strict: true, target: 'es2022', module: 'esnext', moduleResolution: 'bundler', lib: ['es2022', 'dom', 'dom.iterable'], types: [], skipLibCheck: true };
+    writeFileSync(join(outDir, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['consumer.ts'] }));
+    const tsc = join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc');
+    expect(() => execFileSync(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: outDir, encoding: 'utf8' })).not.toThrow();
+  }, 60_000);
 
   it('has the files its exports map names, no node: imports, no private package, declarations inlined', () => {
     const entry = manifest.exports['.'];
