@@ -64,9 +64,9 @@ export class WritePacer {
     const times = this.sent.filter((t) => t > now - this.windowMs);
     for (let i = 0; i < count; i++) {
       const earlier = times.length - this.perWindow;
-      times.push(earlier >= 0 ? Math.max(now, times[earlier]! + this.windowMs) : now);
+      times.push(earlier >= 0 ? Math.max(now, times[earlier] + this.windowMs) : now);
     }
-    return (times[times.length - 1]! - now) / 1000;
+    return (times[times.length - 1] - now) / 1000;
   }
 }
 
