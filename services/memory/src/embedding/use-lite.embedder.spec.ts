@@ -178,6 +178,32 @@ describe('UseLiteEmbedder batching and errors (fake runner)', () => {
     expect((alsoOk as PromiseFulfilledResult<Float32Array[]>).value).toHaveLength(2);
   });
 
+  it('by default runs a lone call without waiting for a timer, and still coalesces calls of one turn and calls queued behind a running batch', async () => {
+    // Timers are faked and never advanced: a call that waited for a batch window would never resolve.
+    jest.useFakeTimers({ doNotFake: ['setImmediate', 'nextTick', 'queueMicrotask'] });
+    try {
+      const runner = fakeRunner();
+      const embedder = new UseLiteEmbedder({ loadRunner: async () => runner });
+      await expect(embedder.embed(['alone'])).resolves.toHaveLength(1);
+      await Promise.all([embedder.embed(['one']), embedder.embed(['two']), embedder.embed(['three'])]);
+      expect(runner.batches).toEqual([['alone'], ['one', 'two', 'three']]);
+      // Queued while a model call runs: the next batch takes them together.
+      const slow = fakeRunner();
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      const gated = new UseLiteEmbedder({ loadRunner: async () => ({ ...slow, run: async (texts) => (texts[0] === 'first' ? gate.then(() => slow.run(texts)) : slow.run(texts)) }) });
+      const first = gated.embed(['first']);
+      await new Promise((resolve) => setImmediate(resolve));
+      await new Promise((resolve) => setImmediate(resolve));
+      const later = Promise.all([gated.embed(['a']), gated.embed(['b'])]);
+      release();
+      await Promise.all([first, later]);
+      expect(slow.batches).toEqual([['first'], ['a', 'b']]);
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
   it('propagates a model error to a lone caller and keeps working afterwards', async () => {
     const embedder = new UseLiteEmbedder({ loadRunner: async () => fakeRunner(), batchWindowMs: 0 });
     await expect(embedder.embed(['boom'])).rejects.toThrow('model exploded');

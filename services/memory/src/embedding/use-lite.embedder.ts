@@ -50,7 +50,11 @@ export interface EmbeddingBatchRunner {
 
 /** Options of {@link UseLiteEmbedder}; every field is optional. */
 export interface UseLiteEmbedderOptions {
-  /** How long (ms) the first queued call waits for others to join its batch. Default 5; 0 = next macrotask. */
+  /**
+   * How long (ms) the first call queued while the model is idle waits for others to join its batch.
+   * Default 0: it runs after the current turn of the event loop (`setImmediate`), so a single query pays
+   * no window; calls arriving while a model call runs still form the next batch.
+   */
   batchWindowMs?: number;
   /** Most texts per model call. Default 64. */
   maxBatchSize?: number;
@@ -183,10 +187,10 @@ interface Job {
  *
  * - The model loads lazily on the first `embed`; concurrent first callers share one load, and a failed load
  *   is retried by the next call.
- * - Micro-batching: calls arriving within `batchWindowMs` of the first queued one (or while a model call is
- *   running) are coalesced into one model call of up to `maxBatchSize` texts; on 2 cores batches embed
- *   ~125 sentences/s of ~15 words against ~55–70/s one call at a time. Each caller gets its own vectors,
- *   in order. The window adds up to `batchWindowMs` to an idle single call (p50 ~18 ms vs ~14 ms at 0).
+ * - Micro-batching: calls queued while a model call is running (or within `batchWindowMs` of the first
+ *   queued one, default 0: the same event-loop turn) are coalesced into one model call of up to
+ *   `maxBatchSize` texts, so concurrent callers share model calls while a lone call waits for nobody
+ *   (a 5 ms window cost every single recall about 5 ms). Each caller gets its own vectors, in order.
  * - Errors: if a coalesced batch fails, each caller's texts are retried alone so that only the callers
  *   whose input fails are rejected; a failed model load rejects every caller queued at that moment.
  * - Vectors are L2-normalised `Float32Array`s; every call gets fresh arrays (safe to mutate).
@@ -208,12 +212,13 @@ export class UseLiteEmbedder implements Embedder {
   private readonly runner: RetryingLoad<EmbeddingBatchRunner>;
   private queue: Job[] = [];
   private queuedTexts = 0;
-  private timer?: NodeJS.Timeout;
+  /** Cancels the pending start of a drain (a window timer or an immediate), if any. */
+  private timer?: () => void;
   private draining?: Promise<void>;
   private closed = false;
 
   constructor(options: UseLiteEmbedderOptions = {}) {
-    this.batchWindowMs = Math.max(0, options.batchWindowMs ?? 5);
+    this.batchWindowMs = Math.max(0, options.batchWindowMs ?? 0);
     this.maxBatchSize = Math.max(1, Math.floor(options.maxBatchSize ?? 64));
     this.runner = new RetryingLoad(options.loadRunner ?? loadUseLiteRunner);
     this.cache = new LruCache(Math.max(0, Math.floor(options.cacheSize ?? 2000)));
@@ -256,7 +261,7 @@ export class UseLiteEmbedder implements Embedder {
   /** Rejects queued calls, waits for the running model call, then frees the model's weights. */
   async close(): Promise<void> {
     this.closed = true;
-    if (this.timer) clearTimeout(this.timer);
+    this.timer?.();
     this.timer = undefined;
     const queued = this.queue;
     this.queue = [];
@@ -276,12 +281,22 @@ export class UseLiteEmbedder implements Embedder {
       // A running drain loop picks the job up when the current model call ends.
       if (this.draining) return;
       if (this.queuedTexts >= this.maxBatchSize) this.startDrain();
-      else this.timer ??= setTimeout(() => this.startDrain(), this.batchWindowMs);
+      else this.timer ??= this.scheduleDrain();
     });
   }
 
+  /** Starts a drain after the window (or the current event-loop turn); returns its cancel function. */
+  private scheduleDrain(): () => void {
+    if (this.batchWindowMs === 0) {
+      const immediate = setImmediate(() => this.startDrain());
+      return () => clearImmediate(immediate);
+    }
+    const timeout = setTimeout(() => this.startDrain(), this.batchWindowMs);
+    return () => clearTimeout(timeout);
+  }
+
   private startDrain(): void {
-    if (this.timer) clearTimeout(this.timer);
+    this.timer?.();
     this.timer = undefined;
     if (this.draining || this.queue.length === 0) return;
     this.draining = this.drain().finally(() => {
