@@ -1,8 +1,10 @@
+import { rmSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { formatUsd, PAID_ROUTES, PRICE_LIST_MICRO_USD } from '@agent-memory/shared';
 import { ApiClient } from '@agent-memory/testing';
 import { parsePaymentChallenge, startStandaloneServer, TestChainRpcServer, type TestServer } from '@agent-memory/test-support';
-import { runMppx, writeWalletConfig } from './mppx/mppx-cli';
+import { runMppx, writeWalletConfig as writeConfigFile } from './mppx/mppx-cli';
 
 // The spec's own paying client, the `mppx` command of the installed mppx package (docs/billing.md,
 // "Paying with mppx"), against a standalone server with BILLING_MODE=enforce whose Payment credentials
@@ -31,7 +33,16 @@ beforeAll(async () => {
   expect(new URL(server.url).hostname).toBe(host);
 }, 120_000);
 
+/** The mppx config files written by the suite, removed at the end. */
+const configFiles: string[] = [];
+function writeWalletConfig(options: Parameters<typeof writeConfigFile>[0]): string {
+  const file = writeConfigFile(options);
+  configFiles.push(file);
+  return file;
+}
+
 afterAll(async () => {
+  for (const file of configFiles) rmSync(dirname(file), { recursive: true, force: true });
   await Promise.allSettled([server?.close({ removeData: true }), chain?.close()]);
 });
 
