@@ -10,3 +10,4 @@ export * from './cluster-server';
 export * from './payments';
 export * from './test-chain';
 export * from './wallets';
+export * from './paraphrase-recall';
