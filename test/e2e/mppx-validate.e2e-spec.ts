@@ -92,6 +92,14 @@ describe('mppx validate (discovery, challenge, error handling) against BILLING_M
     expect(run.output.match(/✓ Returns 402 without credentials/g)?.length).toBeGreaterThanOrEqual(6);
   }, 180_000);
 
+  it('mppx discover validate accepts /openapi.json as an MPP discovery document (no error, no warning)', async () => {
+    const run = await runMppx(['discover', 'validate', `${server.url}/openapi.json`]);
+    show('mppx discover validate', run);
+    expect(run.code).toBe(0);
+    expect(run.output).toContain('Discovery document is valid.');
+    expect(run.output).not.toMatch(/error|warning/i);
+  }, 120_000);
+
   it('pays a recall itself with the agent wallet of its config (--endpoint, --yes): 200, a Payment-Receipt of the settled transfer', async () => {
     const agent = await agentWithWallet();
     const config = writeWalletConfig({ token: TOKEN, maxAtomicAmount: String(RECALL_PRICE) });
