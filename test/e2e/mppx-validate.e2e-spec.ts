@@ -11,7 +11,8 @@ import { runMppx, writeWalletConfig as writeConfigFile } from './mppx/mppx-cli';
 // settle on the local test chain (TestChainRpcServer, through the gateway's real chain settlement):
 // `mppx validate` finds the OpenAPI document and /llms.txt, checks the challenge and the error handling of
 // every paid operation with no failure and no realm warning (PAYMENT_REALM is the host it calls), and pays
-// a recall itself; then `mppx <url>` pays a remember and a recall for an agent with no balance.
+// a recall itself; `mppx discover validate` accepts the document; then `mppx <url>` pays a remember and a
+// recall for an agent with no balance.
 // Each run's output is printed, so that it can be quoted.
 
 const RECIPIENT = privateKeyToAccount(generatePrivateKey()).address;
