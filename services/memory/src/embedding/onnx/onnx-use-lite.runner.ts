@@ -15,9 +15,9 @@ export interface OnnxUseLiteRunnerOptions {
 }
 
 /**
- * Threads per model call: 1. On the 2-core machines this service targets, a second thread made a
- * 13-token query no faster (the matrices are small) and batches only ~10-20 % faster while taking the
- * core the event loop, Postgres and the other processes need (docs/architecture.md, "The embedder").
+ * Threads per model call: 1. On a shared 2-core machine a second thread made queries slower (p50 10.8-13.3
+ * ms against 8.0-9.8 ms) and batches no faster on median (75 against 112 texts/s; bench/embedder.bench.ts),
+ * while taking the core the event loop and the database need (docs/architecture.md, "The embedder").
  */
 export const DEFAULT_INTRA_OP_THREADS = 1;
 
