@@ -15,7 +15,7 @@ export function serviceModuleOptions(o: ServiceOptions) {
       passkeys: o.auth.passkeys,
       signatureRealm: { domain: o.signatureDomain, chainId: o.payments.chainId },
     },
-    memory: { embedder: o.embedder, enrichment: o.enrichment, quota: o.quotas.memory, admission: o.memoryAdmission, vacuumDelayMs: o.forgetVacuumDelayMs },
+    memory: { embedder: o.embedder, enrichment: o.enrichment, quota: o.quotas.memory, admission: o.memoryAdmission, vacuumDelayMs: o.forgetVacuumDelayMs, recallContext: o.recallContext },
     files: { quota: o.quotas.files, vacuumDelayMs: o.forgetVacuumDelayMs },
     billing: o.billing,
     gateway: {

@@ -73,6 +73,9 @@ export const ServiceOptionsEnvSchema = z.object({
   MEMORY_WORK_CONCURRENCY: env.int(1, 1),
   MEMORY_WORK_PER_AGENT_CONCURRENCY: env.int(1, 1),
   MEMORY_WORK_PER_AGENT_QUEUE: env.int(64, 0),
+  // Contextual indexing of memories and the write gap that cuts it (docs/configuration.md, "Recall").
+  RECALL_CONTEXT: z.enum(['on', 'off']).default('on'),
+  RECALL_CONTEXT_GAP_SECONDS: env.int(1_800, 0),
   // Heap of tenant indexes the embedded vector index keeps loaded (docs/configuration.md, "Vector index").
   VECTOR_INDEX_MEMORY_BUDGET_MB: env.int(256, 1),
   ...PaymentEnvSchema.shape,
@@ -129,6 +132,8 @@ export interface ServiceOptions {
   quotas: { memory: { maxMemories: number; maxBytes: number }; files: { maxFiles: number; maxBytes: number } };
   /** Fair admission of remember and recall in each memory process (docs/configuration.md, "Fairness between agents"). */
   memoryAdmission: FairSchedulerOptions;
+  /** Contextual indexing of memories (`RECALL_CONTEXT`) and the write gap in seconds that cuts it (`RECALL_CONTEXT_GAP_SECONDS`). */
+  recallContext: { enabled: boolean; gapSeconds: number };
   /** Bytes of tenant indexes the embedded vector index keeps in memory before evicting (`VECTOR_INDEX_MEMORY_BUDGET_MB`). */
   vectorIndexMemoryBudgetBytes: number;
   /** The chat endpoint that refines type and summary after remember; absent when `ENRICHMENT_LLM_URL` is unset. */
@@ -208,6 +213,7 @@ export function serviceOptionsFromEnv(e: ServiceOptionsEnv, opts: { paymentSecre
       files: { maxFiles: e.QUOTA_FILES_PER_AGENT, maxBytes: e.QUOTA_FILE_BYTES_PER_AGENT },
     },
     memoryAdmission: { concurrency: e.MEMORY_WORK_CONCURRENCY, perAgentConcurrency: e.MEMORY_WORK_PER_AGENT_CONCURRENCY, perAgentQueue: e.MEMORY_WORK_PER_AGENT_QUEUE },
+    recallContext: { enabled: e.RECALL_CONTEXT === 'on', gapSeconds: e.RECALL_CONTEXT_GAP_SECONDS },
     vectorIndexMemoryBudgetBytes: e.VECTOR_INDEX_MEMORY_BUDGET_MB * 1024 * 1024,
   };
 }

@@ -18,7 +18,9 @@ import { DEFAULT_MEMORY_ADMISSION, MEMORY_WORK_SCHEDULER } from './use-cases/adm
 import { MEMORY_PRISMA, openMemoryPrisma } from './persistence/prisma';
 import { ExtractiveSummariser } from './summary/extractive.summariser';
 import { SUMMARISER } from './summary/summariser.port';
+import { DEFAULT_CONTEXT } from './recall/contextual-index';
 import { ContextUseCase } from './use-cases/context.use-case';
+import { ContextualIndexer, RECALL_CONTEXT } from './use-cases/contextual-indexer';
 import { EnrichMemoryUseCase } from './use-cases/enrich-memory.use-case';
 import { ForgetUseCase } from './use-cases/forget.use-case';
 import { ListMemoriesUseCase } from './use-cases/list-memories.use-case';
@@ -49,6 +51,8 @@ export class MemoryModule {
         { provide: MEMORY_MODULE_OPTIONS, useValue: options },
         { provide: MEMORY_QUOTA, useValue: options.quota ?? DEFAULT_MEMORY_QUOTA },
         { provide: MEMORY_WORK_SCHEDULER, useValue: new FairScheduler(options.admission ?? DEFAULT_MEMORY_ADMISSION) },
+        { provide: RECALL_CONTEXT, useValue: { ...DEFAULT_CONTEXT, ...options.recallContext } },
+        ContextualIndexer,
         { provide: MEMORY_PRISMA, useFactory: (db: Database) => openMemoryPrisma(db), inject: [DATABASE] },
         {
           provide: MEMORY_RECLAIM,

@@ -58,6 +58,12 @@ export interface MemoryModuleOptions {
    * files"). Default {@link DEFAULT_FORGET_VACUUM_DELAY_MS}.
    */
   vacuumDelayMs?: number;
+  /**
+   * Contextual indexing (`RECALL_CONTEXT`, `RECALL_CONTEXT_GAP_SECONDS`; docs/configuration.md, "Recall"):
+   * whether a memory's index entry borrows from the memories written just before it, and the time gap
+   * that cuts the context. Default on, 1800 s (recall/contextual-index.ts, `DEFAULT_CONTEXT`).
+   */
+  recallContext?: { enabled: boolean; gapSeconds: number };
 }
 
 /** Injection token of the {@link MemoryModuleOptions} in force. */

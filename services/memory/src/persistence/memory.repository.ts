@@ -38,6 +38,22 @@ export interface RememberWrite {
   embedderId: string;
   /** The idempotency claim this write completes (`claimIdempotencyKey`'s `claimedAt`). */
   idempotency?: { key: string; claimedAt: Date };
+  /** Neighbours on each side that `writeVector` is given (contextual indexing); 0 or absent: none read. */
+  contextDepth?: number;
+}
+
+/**
+ * A memory's place in its record's write order (`createdAt`, then id) with its neighbours, read inside
+ * the write's transaction under row locks (`FOR SHARE`), so that no neighbour is forgotten or replaced
+ * until the transaction ends (contextual indexing, recall/contextual-index.ts).
+ */
+export interface MemoryNeighbours {
+  /** When the memory was first written (a replace keeps it). */
+  createdAt: Date;
+  /** Up to `contextDepth` rows of the record written just before it, newest first. */
+  before: MemoryRow[];
+  /** Up to `contextDepth` rows of the record written just after it, oldest first. */
+  after: MemoryRow[];
 }
 
 /** What a row lock found: the memory's current version and the embedder of its vector. */
@@ -106,10 +122,11 @@ export abstract class MemoryRepository implements PurgeTaskTable<PurgeTask> {
   /**
    * Inserts or replaces the memory at (record, path) with its write log entry and idempotency result in
    * one transaction (record lock shared and tombstone check, path lock, quota charge, deadline checks,
-   * `writeVector`). Returns the memory's id. Errors: NotFoundError, IdempotencyClaimLostError,
-   * ForbiddenError, DeadlineExceededError; nothing is written then.
+   * `writeVector` with the memory's {@link MemoryNeighbours} up to `w.contextDepth`). Returns the memory's
+   * id. Errors: NotFoundError, IdempotencyClaimLostError, ForbiddenError, DeadlineExceededError, and those
+   * of `writeVector`; nothing is written then.
    */
-  abstract saveRemember(w: RememberWrite, respond: (id: string) => unknown, writeVector?: (id: string) => Promise<void>): Promise<string>;
+  abstract saveRemember(w: RememberWrite, respond: (id: string) => unknown, writeVector?: (id: string, neighbours: MemoryNeighbours) => Promise<void>): Promise<string>;
   /** Sets the refined type and summary if the memory still exists at version `w.contentHash`. */
   abstract applyEnrichment(w: EnrichmentWrite, writeVector?: () => Promise<void>): Promise<GuardedWriteOutcome>;
   /** Memories whose vectors another embedder made, in id order after `cursor`, at most `limit`. */
@@ -118,8 +135,13 @@ export abstract class MemoryRepository implements PurgeTaskTable<PurgeTask> {
   abstract anyOtherEmbedder(embedderId: string): Promise<boolean>;
   /** Sets the embedder of the still-unchanged memories of `versions` after `writeVectors`; returns the ids written. */
   abstract applyReembed(versions: readonly { id: string; contentHash: string }[], embedderId: string, writeVectors: (ids: string[]) => Promise<void>): Promise<string[]>;
-  /** Forget, metadata side, with a durable purge task; null when the memory is already gone. */
-  abstract forget(memory: MemoryRow): Promise<PurgeTask | null>;
+  /**
+   * Forget, metadata side, with a durable purge task; null when the memory is already gone. With
+   * `reindex`, its neighbours (up to `reindex.depth` each side, the memory itself no longer among them)
+   * are given to `reindex.write` inside the same transaction, so the rows go only once the neighbours'
+   * index entries no longer borrow from the memory; an error of `write` rolls everything back.
+   */
+  abstract forget(memory: MemoryRow, reindex?: { depth: number; write: (neighbours: MemoryNeighbours) => Promise<void> }): Promise<PurgeTask | null>;
   /** Record deletion, metadata side: tombstone, every row of the record, one purge task `taskId`. */
   abstract purgeRecordMetadata(recordId: string, taskId: string): Promise<PurgeTask>;
   abstract pendingPurges(): Promise<PurgeTask[]>;

@@ -4,7 +4,7 @@ import { type MemoryType, newId } from '@agent-memory/shared';
 import { Prisma } from './generated/client';
 import { chargeMemoryUsage, DEFAULT_MEMORY_QUOTA, MEMORY_QUOTA, type MemoryQuota, type MemoryUsage, readMemoryUsage, releaseMemoryUsage } from './memory-quota';
 import { checkMemoryUsage, type MemoryUsageDrift } from './memory-usage-check';
-import type { EnrichmentWrite, GuardedWriteOutcome, LockedMemory, MemoryRepository, MemoryRow, PurgeTask, RememberWrite } from './memory.repository';
+import type { EnrichmentWrite, GuardedWriteOutcome, LockedMemory, MemoryNeighbours, MemoryRepository, MemoryRow, PurgeTask, RememberWrite } from './memory.repository';
 import { MEMORY_PRISMA, type MemoryPrismaClient } from './prisma';
 
 /**
@@ -107,18 +107,20 @@ export class PrismaMemoryRepository implements MemoryRepository {
    *    replace; {@link chargeMemoryUsage}), throwing ForbiddenError (rollback) when it would be exceeded;
    * 5. refuses to go on once the bus request's deadline has passed (DeadlineExceededError, rollback; again
    *    just before COMMIT for a new memory), so a write the gateway gave up on is not applied;
-   * 6. runs `writeVector(id)` and writes the row and its write log entry.
+   * 6. with `w.contextDepth`, reads the memory's place in the record's write order (a new memory's is the
+   *    database clock now) and its neighbours under `FOR SHARE` ({@link neighboursOf}); runs
+   *    `writeVector(id, neighbours)` and writes the row and its write log entry.
    * `respond(id)` builds the response stored with the idempotency key. Returns the memory's id.
    * Errors: NotFoundError (record deleted), IdempotencyClaimLostError, ForbiddenError (storage quota),
    * DeadlineExceededError;
    * nothing is written then.
    */
-  async saveRemember(w: RememberWrite, respond: (id: string) => unknown, writeVector?: (id: string) => Promise<void>): Promise<string> {
+  async saveRemember(w: RememberWrite, respond: (id: string) => unknown, writeVector?: (id: string, neighbours: MemoryNeighbours) => Promise<void>): Promise<string> {
     return this.prisma.$transaction(async (tx) => {
       await tombstones.refuseDeleted(tx, w.recordId);
       await advisoryXactLock(tx, `memory\n${w.recordId}\n${w.path}`);
-      const [existing] = await tx.$queryRaw<{ id: string; agentId: string; sizeBytes: number }[]>`
-        SELECT id, agent_id AS "agentId", size_bytes AS "sizeBytes" FROM "memory"."memories" WHERE record_id = ${w.recordId} AND path = ${w.path} FOR UPDATE`;
+      const [existing] = await tx.$queryRaw<{ id: string; agentId: string; sizeBytes: number; createdAt: Date }[]>`
+        SELECT id, agent_id AS "agentId", size_bytes AS "sizeBytes", created_at AS "createdAt" FROM "memory"."memories" WHERE record_id = ${w.recordId} AND path = ${w.path} FOR UPDATE`;
       const id = existing?.id ?? w.id;
       const response = respond(id);
       if (w.idempotency) {
@@ -134,10 +136,12 @@ export class PrismaMemoryRepository implements MemoryRepository {
       // Past the bus request's deadline the sender has given up (a 500): commit nothing (docs/api.md "After
       // a 500 or a timeout"). Checked before the vector write, which would change a replaced memory's vector.
       assertBeforeDeadline();
-      if (writeVector) await writeVector(id);
+      const depth = w.contextDepth ?? 0;
+      const createdAt = existing?.createdAt ?? (depth > 0 ? await databaseNow(tx) : undefined);
+      if (writeVector) await writeVector(id, createdAt ? await neighboursOf(tx, w.recordId, id, createdAt, depth) : { createdAt: new Date(), before: [], after: [] });
       const version = { type: w.type, summary: w.summary, contentHash: w.contentHash, blobKey: w.blobKey, sizeBytes: w.sizeBytes, embedderId: w.embedderId };
       if (existing) await tx.memory.update({ where: { id }, data: { ...version, updatedAt: new Date() } });
-      else await tx.memory.create({ data: { id, recordId: w.recordId, agentId: w.agentId, path: w.path, ...version } });
+      else await tx.memory.create({ data: { id, recordId: w.recordId, agentId: w.agentId, path: w.path, ...version, ...(createdAt ? { createdAt, updatedAt: createdAt } : {}) } });
       await tx.memoryWriteLog.create({
         data: { recordId: w.recordId, memoryId: id, op: 'remember', path: w.path, contentHash: w.contentHash, blobKey: w.blobKey, idempotencyKey: w.idempotency?.key ?? null },
       });
@@ -210,11 +214,14 @@ export class PrismaMemoryRepository implements MemoryRepository {
    * its write log entries and the idempotency results that name it, logs the forget (path only, no content), and records a durable purge task holding every
    * blob key of every version. Returns the task, or null when the memory is already gone.
    */
-  async forget(memory: MemoryRow): Promise<PurgeTask | null> {
+  async forget(memory: MemoryRow, reindex?: { depth: number; write: (neighbours: MemoryNeighbours) => Promise<void> }): Promise<PurgeTask | null> {
     return this.prisma.$transaction(async (tx) => {
-      const [gone] = await tx.$queryRaw<{ agentId: string; sizeBytes: number }[]>`
-        DELETE FROM "memory"."memories" WHERE id = ${memory.id} RETURNING agent_id AS "agentId", size_bytes AS "sizeBytes"`;
+      const [gone] = await tx.$queryRaw<{ agentId: string; sizeBytes: number; createdAt: Date }[]>`
+        DELETE FROM "memory"."memories" WHERE id = ${memory.id} RETURNING agent_id AS "agentId", size_bytes AS "sizeBytes", created_at AS "createdAt"`;
       if (!gone) return null;
+      // The row is deleted (waiting for writes that hold it FOR SHARE as their neighbour): the neighbours
+      // read now are the record's order without it, and their new entries are written before COMMIT.
+      if (reindex && reindex.depth > 0) await reindex.write(await neighboursOf(tx, memory.recordId, memory.id, gone.createdAt, reindex.depth));
       await releaseMemoryUsage(tx, [{ agentId: gone.agentId, memories: 1, bytes: gone.sizeBytes }]);
       const versions = await tx.memoryWriteLog.findMany({ where: { memoryId: memory.id }, select: { blobKey: true } });
       const blobKeys = [...new Set([memory.blobKey, ...versions.map((v) => v.blobKey).filter((k): k is string => k !== null)])];
@@ -224,7 +231,7 @@ export class PrismaMemoryRepository implements MemoryRepository {
       const task = { id: newId('purgeTask'), recordId: memory.recordId, memoryId: memory.id, blobKeys };
       await tx.memoryPurgeTask.create({ data: task });
       return task;
-    });
+    }, reindex && reindex.depth > 0 ? VECTOR_WRITE_TRANSACTION : undefined);
   }
 
   /**
@@ -277,4 +284,30 @@ async function lockMemories(tx: Prisma.TransactionClient, ids: readonly string[]
   return tx.$queryRaw<LockedMemory[]>`
     SELECT id, content_hash AS "contentHash", embedder_id AS "embedderId"
     FROM "memory"."memories" WHERE id = ANY(${[...ids]}::text[]) ORDER BY id FOR UPDATE`;
+}
+
+const ROW_COLUMNS = Prisma.sql`id, record_id AS "recordId", agent_id AS "agentId", path, type, summary, content_hash AS "contentHash",
+  blob_key AS "blobKey", size_bytes AS "sizeBytes", embedder_id AS "embedderId", created_at AS "createdAt", updated_at AS "updatedAt"`;
+
+/**
+ * The memory `id`'s neighbours in its record's write order (`created_at`, then id): up to `depth` rows
+ * just before (newest first) and just after (oldest first), locked `FOR SHARE` for the rest of the
+ * transaction (a forget or replace of one of them waits). Two range scans of `memories (record_id,
+ * created_at, id)`.
+ */
+async function neighboursOf(tx: Prisma.TransactionClient, recordId: string, id: string, createdAt: Date, depth: number): Promise<MemoryNeighbours> {
+  if (depth <= 0) return { createdAt, before: [], after: [] };
+  const before = await tx.$queryRaw<MemoryRow[]>`
+    SELECT ${ROW_COLUMNS} FROM "memory"."memories"
+    WHERE record_id = ${recordId} AND (created_at, id) < (${createdAt}::timestamptz, ${id}) ORDER BY created_at DESC, id DESC LIMIT ${depth} FOR SHARE`;
+  const after = await tx.$queryRaw<MemoryRow[]>`
+    SELECT ${ROW_COLUMNS} FROM "memory"."memories"
+    WHERE record_id = ${recordId} AND (created_at, id) > (${createdAt}::timestamptz, ${id}) ORDER BY created_at ASC, id ASC LIMIT ${depth} FOR SHARE`;
+  return { createdAt, before, after };
+}
+
+/** The database clock now, to the column's millisecond precision: a new memory's place in the write order. */
+async function databaseNow(tx: Prisma.TransactionClient): Promise<Date> {
+  const [row] = await tx.$queryRaw<{ at: Date }[]>`SELECT date_trunc('milliseconds', clock_timestamp()) AS at`;
+  return row.at;
 }

@@ -25,6 +25,7 @@ import type { MemoryRememberMessage } from '../memory.messages';
 import { SUMMARISER, type Summariser } from '../summary/summariser.port';
 import { VECTOR_INDEX, type VectorIndex } from '../vector-index/vector-index.port';
 import { DEFAULT_MEMORY_ADMISSION, MEMORY_WORK_SCHEDULER, rememberCost } from './admission';
+import { ContextualIndexer } from './contextual-indexer';
 import { EnrichMemoryUseCase } from './enrich-memory.use-case';
 
 /**
@@ -36,6 +37,8 @@ import { EnrichMemoryUseCase } from './enrich-memory.use-case';
  * point: a crash before it leaves only unreferenced blobs and vectors, which recall never shows. Remember
  * at an existing path replaces that memory (same id) and keeps the older version's blob in the write log
  * until forget. When an enricher is configured, a `memory.enrich` job is queued after the write.
+ * With contextual indexing ({@link ContextualIndexer}; absent: each memory is indexed on its own) the
+ * vector write also re-computes the entries of the memories written just after this one.
  */
 @Injectable()
 export class RememberUseCase {
@@ -50,6 +53,7 @@ export class RememberUseCase {
     @Inject(BLOB_STORE) private readonly blobs: BlobStore,
     private readonly enrichment: EnrichMemoryUseCase,
     @Optional() @Inject(MEMORY_WORK_SCHEDULER) private readonly scheduler: FairScheduler = new FairScheduler(DEFAULT_MEMORY_ADMISSION),
+    @Optional() private readonly contextual?: ContextualIndexer,
   ) {}
 
   /**
@@ -104,11 +108,15 @@ export class RememberUseCase {
         // advisory lock, the agent's usage row locked by another replica), which must not hold a slot that
         // every agent's recall needs, and it must not queue behind the analyses its agent queued later
         // (they would make it miss its deadline). Its own work (one vector upsert and a few rows) is small.
+        const contextDepth = this.contextual?.depth ?? 0;
         const save = () =>
           this.repository.saveRemember(
-            { id: freshId, recordId, agentId, path, type, summary, contentHash: hash, blobKey, sizeBytes: bytes.length, embedderId: this.embedder.id, idempotency: key && claimedAt ? { key, claimedAt } : undefined },
+            { id: freshId, recordId, agentId, path, type, summary, contentHash: hash, blobKey, sizeBytes: bytes.length, embedderId: this.embedder.id, idempotency: key && claimedAt ? { key, claimedAt } : undefined, contextDepth },
             respond,
-            (id) => this.index.upsert([{ id, tenant: recordId, dense: embedding, sparse, payload: { type } }]),
+            (id, neighbours) =>
+              this.contextual && contextDepth > 0
+                ? this.contextual.write({ id, recordId, type, dense: embedding, sparse }, neighbours)
+                : this.index.upsert([{ id, tenant: recordId, dense: embedding, sparse, payload: { type } }]),
           );
         // Writes to one given path queue here first, so they wait without holding a database connection;
         // the advisory lock inside saveRemember orders them across replicas. Generated paths never collide.

@@ -1,0 +1,106 @@
+import { ApiClient } from '@agent-memory/testing';
+import { type E2eServer, startE2eServer } from '@agent-memory/test-support';
+
+/**
+ * Contextual indexing (docs/api.md "Recall", docs/configuration.md "Recall") and the order of `similarity`,
+ * in the mode of `E2E_MODE` (standalone or cluster). A memory's index entry borrows the keywords and
+ * meaning of the memories written just before it; forget and replace take that borrowed context back.
+ *
+ * How a borrowed word is seen through the API: recall with `types` = the successor's type only, so the
+ * successor is the only candidate and its `similarity` is (cos + 1)/2 with a keyword match and
+ * 0.8·(cos + 1)/2 without (hybrid-ranking.ts). A control record holds the same successor without the
+ * forgotten memory: equal similarities to 1e-6 mean equal cosines and equal keyword matches, i.e. the
+ * successor's entry holds nothing of the forgotten memory.
+ */
+let server: E2eServer;
+let api: ApiClient;
+
+beforeAll(async () => {
+  server = await startE2eServer({ env: { RATE_LIMITS: 'off' } });
+  api = new ApiClient(server.url);
+}, 180_000);
+afterAll(() => server?.close({ removeData: true }));
+
+/** Only M holds this word (a made-up one: no other memory or model vocabulary shares its stem). */
+const QUERY = 'zorblaxian marmalade';
+const M = { content: 'Which zorblaxian marmalade did the caterer bring to the picnic last week?', type: 'episode', path: 'turns/m' };
+const S = { content: 'It was the bitter orange one from the little shop near the harbour.', type: 'fact', path: 'turns/s' };
+const M_REPLACED = { content: 'What did the caterer bring to the picnic last week?', type: 'episode', path: 'turns/m' };
+
+async function record(): Promise<{ key: string; base: string }> {
+  const agent = await api.createAgent({ name: `context ${Math.random()}` });
+  return { key: agent.agentKey, base: `/api/v1/records/${agent.recordId}` };
+}
+
+async function remember(r: { key: string; base: string }, memory: { content: string; type: string; path: string }): Promise<void> {
+  const res = await api.request('POST', `${r.base}/remember`, { key: r.key, body: memory });
+  expect(res.status).toBe(200);
+}
+
+/** The successor's similarity to {@link QUERY}, the successor being the only candidate of its type. */
+async function successorSimilarity(r: { key: string; base: string }): Promise<number> {
+  const res = await api.request('POST', `${r.base}/recall`, { key: r.key, body: { query: QUERY, types: [S.type], limit: 5 } });
+  expect(res.status).toBe(200);
+  expect(res.data.memories.map((m: { path: string }) => m.path)).toEqual([S.path]);
+  return res.data.memories[0].similarity;
+}
+
+describe(`contextual indexing (${process.env.E2E_MODE === 'cluster' ? 'cluster' : 'standalone'})`, () => {
+  it('a word only in M finds M\'s successor before M is forgotten, and nothing of it is left after', async () => {
+    const control = await record();
+    await remember(control, S);
+    const alone = await successorSimilarity(control);
+
+    const r = await record();
+    await remember(r, M);
+    await remember(r, S);
+    const borrowed = await successorSimilarity(r);
+    // With M's words and meaning: a keyword match (factor 1 instead of 0.8) and a closer vector.
+    expect(borrowed).toBeGreaterThan(alone + 0.05);
+
+    const forget = await api.request('DELETE', `${r.base}/remember`, { key: r.key, body: { path: M.path } });
+    expect(forget.status).toBe(200);
+    expect(await successorSimilarity(r)).toBeCloseTo(alone, 6);
+    const all = await api.request('POST', `${r.base}/recall`, { key: r.key, body: { query: QUERY, limit: 5 } });
+    expect(all.data.memories.map((m: { path: string }) => m.path)).toEqual([S.path]);
+  }, 60_000);
+
+  it('replacing M takes back its old words from the successor: it then borrows only M\'s new content', async () => {
+    const control = await record();
+    await remember(control, M_REPLACED);
+    await remember(control, S);
+    const expected = await successorSimilarity(control);
+
+    const r = await record();
+    await remember(r, M);
+    await remember(r, S);
+    expect(await successorSimilarity(r)).toBeGreaterThan(expected + 0.05);
+    await remember(r, M_REPLACED);
+    expect(await successorSimilarity(r)).toBeCloseTo(expected, 6);
+  }, 60_000);
+});
+
+describe('similarity orders the list', () => {
+  it('is in [0, 1] and never increases down the list', async () => {
+    const r = await record();
+    const contents = [
+      'The caterer brought bitter orange marmalade to the picnic.',
+      'Our picnic by the harbour was cancelled because of rain.',
+      'I bought a new bicycle helmet on Saturday.',
+      'The harbour shop sells marmalade, honey and fresh bread.',
+      'My sister is learning to play the cello.',
+      'We should book the train tickets for the picnic weekend.',
+    ];
+    for (const content of contents) expect((await api.request('POST', `${r.base}/remember`, { key: r.key, body: { content } })).status).toBe(200);
+    for (const query of ['What did the caterer bring?', 'harbour shop', 'cello lessons for my sister']) {
+      const res = await api.request('POST', `${r.base}/recall`, { key: r.key, body: { query, limit: 10 } });
+      const similarities: number[] = res.data.memories.map((m: { similarity: number }) => m.similarity);
+      expect(similarities).toHaveLength(contents.length);
+      for (const s of similarities) {
+        expect(s).toBeGreaterThanOrEqual(0);
+        expect(s).toBeLessThanOrEqual(1);
+      }
+      expect(similarities).toEqual([...similarities].sort((a, b) => b - a));
+    }
+  }, 60_000);
+});
