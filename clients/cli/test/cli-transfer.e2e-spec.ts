@@ -26,13 +26,26 @@ const FILES = [
   { path: 'data/config.json', content: '{"a":1,"b":[true,null]}' },
 ];
 
+type Snapshot = { memories: { path: string; type: string; content: string }[]; files: { path: string; content: string }[] };
+let sourceSnapshot: Snapshot;
+
 /** A record's memories (path, type, content) and files (path, content), sorted: what an import must reproduce. */
-async function snapshot(recordId: string) {
-  const memories = (await sdk.memories.list(recordId, { pageSize: 200 }).toArray()).map((m) => ({ path: m.path, type: m.type, content: m.content }));
+async function snapshot(recordId: string, client = sdk): Promise<Snapshot> {
+  const memories = (await client.memories.list(recordId, { pageSize: 200 }).toArray()).map((m) => ({ path: m.path, type: m.type, content: m.content }));
   const files = [];
-  for (const info of await sdk.files.list(recordId).toArray()) files.push({ path: info.path, content: (await sdk.files.read(recordId, info.path)).content });
+  for (const info of await client.files.list(recordId).toArray()) files.push({ path: info.path, content: (await client.files.read(recordId, info.path)).content });
   const byPath = (a: { path: string }, b: { path: string }) => a.path.localeCompare(b.path);
   return { memories: memories.sort(byPath), files: files.sort(byPath) };
+}
+
+/**
+ * Another agent in its own profile, and an SDK client of it: the tests that write a lot import into
+ * another agent's record, so that no test waits for the per-agent limit of 100 requests a minute.
+ */
+async function otherAgent(profile: string): Promise<AgentMemory> {
+  await cli.json(['init', '--profile', profile, '--base-url', server.url, '--name', profile, '--environment', 'test']);
+  const config = JSON.parse(readFileSync(join(cli.configDir, 'agent-memory', 'config.json'), 'utf8'));
+  return new AgentMemory({ baseUrl: server.url, apiKey: config.profiles[profile].apiKey });
 }
 
 const usageEntries = async () => (await sdk.billing.usagePage({ limit: 1 })).total;
@@ -48,6 +61,7 @@ beforeAll(async () => {
   sdk = new AgentMemory({ baseUrl: server.url, apiKey: config.profiles.default.apiKey });
   for (const m of MEMORIES) await sdk.memories.remember(source, m);
   for (const f of FILES) await sdk.files.write(source, f);
+  sourceSnapshot = await snapshot(source);
 }, 120_000);
 afterAll(async () => {
   cli?.cleanup();
@@ -72,14 +86,13 @@ describe('agent-memory export and import', () => {
     const imported = JSON.parse(run.stdout);
     expect(imported).toMatchObject({ written: MEMORIES.length + FILES.length, memories: MEMORIES.length, files: FILES.length, alreadyComplete: false });
     expect(imported.recordId).not.toBe(source);
-    expect(await snapshot(imported.recordId)).toEqual(await snapshot(source));
+    expect(await snapshot(imported.recordId)).toEqual(sourceSnapshot);
   });
 
   it('a rerun changes nothing and charges nothing: complete by its checkpoint, and with --restart every write is an idempotent replay', async () => {
     const checkpoint = JSON.parse(readFileSync(`${exported()}.import-checkpoint`, 'utf8'));
     expect(checkpoint).toMatchObject({ complete: true });
     const target = checkpoint.recordId as string;
-    const before = await snapshot(target);
     const charged = await usageEntries();
 
     const again = await cli.json(['import', exported(), '--create-record']);
@@ -87,7 +100,7 @@ describe('agent-memory export and import', () => {
     const restart = await cli.json(['import', exported(), '--record', target, '--restart']);
     expect(restart).toMatchObject({ recordId: target, written: MEMORIES.length + FILES.length });
     expect(await usageEntries()).toBe(charged);
-    expect(await snapshot(target)).toEqual(before);
+    expect(await snapshot(target)).toEqual(sourceSnapshot);
   });
 
   it('an interrupted export continues where it stopped, without fetching again what it wrote', async () => {
@@ -115,6 +128,31 @@ describe('agent-memory export and import', () => {
     expect(dataLines(output)).toEqual(dataLines(exported()));
   });
 
+  it('an interrupted import continues after the last write it made, into the same new record', async () => {
+    const input = join(cli.home, 'interrupted-import.jsonl');
+    writeFileSync(input, readFileSync(exported()));
+    let writes = 0;
+    const other = await otherAgent('resumer');
+    const holding = await startProxy(server.url, (req) => (req.method === 'POST' && /\/(remember|write)$/.test(req.url ?? '') && ++writes === 3 ? 'hold' : 'forward'));
+    const child = cli.spawn(['import', input, '--create-record', 'resumed', '--profile', 'resumer', '--base-url', holding.url]);
+    const exited = new Promise((resolve) => child.on('exit', resolve));
+    while (writes < 3) await new Promise((resolve) => setTimeout(resolve, 50));
+    child.kill('SIGKILL');
+    await exited;
+    await holding.close();
+    const checkpoint = JSON.parse(readFileSync(`${input}.import-checkpoint`, 'utf8'));
+    expect(checkpoint).toMatchObject({ linesDone: 3, itemsDone: 2, complete: false });
+
+    const forwarding = await startProxy(server.url);
+    const resumed = await cli.run(['import', input, '--create-record', '--profile', 'resumer', '--base-url', forwarding.url, '--json']);
+    await forwarding.close();
+    expect(resumed.code).toBe(0);
+    expect(resumed.stderr).toContain(`Resuming the import into ${checkpoint.recordId} after line 3`);
+    expect(forwarding.seen.filter((line) => line.startsWith('POST /api/v1/records'))).toHaveLength(MEMORIES.length + FILES.length - 2);
+    expect(JSON.parse(resumed.stdout)).toMatchObject({ recordId: checkpoint.recordId, written: MEMORIES.length + FILES.length - 2 });
+    expect(await snapshot(checkpoint.recordId, other)).toEqual(sourceSnapshot);
+  });
+
   it('waits out a 429 for its Retry-After and goes on with the same idempotency key', async () => {
     let remembers = 0;
     const proxy = await startProxy(server.url, (req) => {
@@ -123,10 +161,11 @@ describe('agent-memory export and import', () => {
       }
       return 'forward';
     });
+    const other = await otherAgent('limited');
     const input = join(cli.home, 'limited.jsonl');
     writeFileSync(input, readFileSync(exported()));
     const started = Date.now();
-    const run = await cli.run(['import', input, '--create-record', 'limited', '--base-url', proxy.url, '--json']);
+    const run = await cli.run(['import', input, '--create-record', 'limited', '--profile', 'limited', '--base-url', proxy.url, '--json']);
     await proxy.close();
     expect(run.code).toBe(0);
     expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
@@ -136,7 +175,7 @@ describe('agent-memory export and import', () => {
     expect(keys[2]).toEqual(keys[1]);
     expect(new Set(keys.map((k) => k.idempotency_key)).size).toBe(MEMORIES.length);
     const { recordId } = JSON.parse(run.stdout);
-    expect(await snapshot(recordId)).toEqual(await snapshot(source));
+    expect(await snapshot(recordId, other)).toEqual(sourceSnapshot);
   });
 
   it('refuses an input with a bad line before writing anything (its line number, exit 1)', async () => {
