@@ -28,21 +28,25 @@ import {
   DEFAULT_KEYWORD_OPTIONS,
   denseQueryText,
   EmbeddedVectorIndex,
-  FEEDBACK_DEFAULTS,
+  convexScoreFusion,
   HYBRID_FUSION,
   type HybridCandidates,
   type HybridHit,
   hybridSearch,
-  type HybridSearchRequest,
   type KeywordEncoder,
-  reciprocalRankFusion,
   SNOWBALL_STOP_WORDS,
-  STOPWORD_PACKAGE_ENGLISH,
-  TEXTBOOK_BM25,
 } from '@agent-memory/memory';
 import { USE_LITE_DIMENSION, USE_LITE_ID, embedWithCache } from './embeddings-cache';
+import { expandQuery, FEEDBACK_DEFAULTS, reciprocalRankFusion } from './experiments';
 import { loadLocomo, type Conversation } from './locomo-data';
 
+// A CommonJS package without type declarations.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const stopwordPackage = require('stopword') as { eng: readonly string[] };
+/** The `stopword` package's English list (108 words), compared with the service's Snowball list. */
+const STOPWORD_PACKAGE_ENGLISH: readonly string[] = stopwordPackage.eng;
+/** The textbook BM25 parameters (Robertson & Zaragoza 2009; Lucene and Elasticsearch defaults); the service uses DEFAULT_BM25. */
+const TEXTBOOK_BM25: Bm25Parameters = { k1: 1.2, b: 0.75 };
 const KS = [5, 10, 25] as const;
 const CATEGORY_NAMES: Record<number, string> = { 1: 'multi-hop', 2: 'temporal', 3: 'open-domain', 4: 'single-hop', 5: 'adversarial' };
 const WORK_DIR = path.resolve(__dirname, '../../tmp/locomo-bench-index');
@@ -219,52 +223,56 @@ async function main(): Promise<void> {
   rows3.push(await measure('dense alone, question without "?"', questions, denseOnly((_, i) => noMarkVectors[i])));
   rows3.push(await measure('dense alone, denseQueryText (no "?", no leading wh-word + auxiliary)', questions, denseOnly((q) => q.vector)));
 
-  /** Dense + sparse candidates with exact cosines, for the rank-fusion variants. */
-  const candidates = async (q: QuestionRef, vector: Float32Array, depth: number): Promise<HybridCandidates> => {
+  /**
+   * Dense + sparse candidates as `hybridSearch` gathers them (exact cosines for keyword-only hits unless
+   * `exactCosines` is false), optionally with the keyword search re-run on an RM3-expanded query.
+   */
+  const candidates = async (q: QuestionRef, vector: Float32Array, depth: number, variant: { exactCosines?: boolean; rm3?: boolean } = {}): Promise<HybridCandidates> => {
     const search = { tenant: q.tenant, limit: depth };
-    const [dense, sparse] = await Promise.all([index.searchDense(vector, search), index.searchSparse(encoder.encodeQuery(q.question), search)]);
+    const keywords = encoder.encodeQuery(q.question);
+    const [dense, firstSparse] = await Promise.all([index.searchDense(vector, search), index.searchSparse(keywords, search)]);
+    let sparse = firstSparse;
+    if (variant.rm3 && sparse.length > 0) {
+      // In the service this would read the memories' contents from the store; here: the turn texts.
+      const feedback = sparse.slice(0, FEEDBACK_DEFAULTS.documents).map((hit) => ({ score: hit.score, sparse: encoder.encodeKeywords(q.turns.get(hit.id) ?? '') }));
+      sparse = await index.searchSparse(expandQuery(keywords, feedback, FEEDBACK_DEFAULTS), search);
+    }
+    if (variant.exactCosines === false) return { dense, sparse };
     const inDense = new Set(dense.map((h) => h.id));
     const cosines = await index.scoreDense(vector, q.tenant, sparse.filter((h) => !inDense.has(h.id)).map((h) => h.id));
     return { dense, sparse, cosines };
   };
-  const fused = (vectorOf: (q: QuestionRef) => Float32Array, fuse: (c: HybridCandidates) => HybridHit[], depth = 50) => async (q: QuestionRef) =>
-    fuse(await candidates(q, vectorOf(q), depth)).slice(0, LIMIT);
+  const fused =
+    (vectorOf: (q: QuestionRef) => Float32Array, fuse: (c: HybridCandidates) => HybridHit[], depth = 50, variant: { exactCosines?: boolean; rm3?: boolean } = {}) =>
+    async (q: QuestionRef) =>
+      fuse(await candidates(q, vectorOf(q), depth, variant)).slice(0, LIMIT);
   rows3.push(await measure('RRF k = 60, equal weights, question as asked (README baseline recipe)', questions, fused((q) => q.rawVector, (c) => reciprocalRankFusion(c))));
   rows3.push(await measure('RRF k = 60, equal weights', questions, fused((q) => q.vector, (c) => reciprocalRankFusion(c))));
   rows3.push(await measure('RRF k = 10, sparse weight 2', questions, fused((q) => q.vector, (c) => reciprocalRankFusion(c, { k: 10, denseWeight: 1, sparseWeight: 2 }))));
   rows3.push(await measure('RRF k = 60, sparse weight 3', questions, fused((q) => q.vector, (c) => reciprocalRankFusion(c, { k: 60, denseWeight: 1, sparseWeight: 3 }))));
 
-  const hybrid = (overrides: Partial<HybridSearchRequest> & { raw?: boolean } = {}) => (q: QuestionRef) =>
-    hybridSearch(index, {
-      tenant: q.tenant,
-      vector: overrides.raw ? q.rawVector : q.vector,
-      query: q.question,
-      keywords: encoder.encodeQuery(q.question),
-      limit: LIMIT,
-      ...overrides,
-    });
+  /** The service's own hybridSearch (HYBRID_FUSION, default depth, exact cosines). */
+  const hybrid = (raw = false) => (q: QuestionRef) =>
+    hybridSearch(index, { tenant: q.tenant, vector: raw ? q.rawVector : q.vector, query: q.question, keywords: encoder.encodeQuery(q.question), limit: LIMIT });
   const tm2c2 = (alpha: number): ConvexFusionOptions => ({ denseWeight: alpha, denseFloor: -1 });
   for (const alpha of [0.5, 0.6, 0.7, 0.8, 0.9]) {
-    rows3.push(await measure(`TM2C2 α = ${alpha}${alpha === HYBRID_FUSION.denseWeight ? ' (HYBRID_FUSION)' : ''}`, questions, hybrid({ fusion: tm2c2(alpha) })));
+    const name = `TM2C2 α = ${alpha}${alpha === HYBRID_FUSION.denseWeight ? ' (HYBRID_FUSION)' : ''}`;
+    rows3.push(await measure(name, questions, alpha === HYBRID_FUSION.denseWeight ? hybrid() : fused((q) => q.vector, (c) => convexScoreFusion(c, tm2c2(alpha)))));
   }
-  rows3.push(await measure('TM2C2 α = 0.6, cosine floor 0', questions, hybrid({ fusion: { denseWeight: 0.6, denseFloor: 0 } })));
-  rows3.push(await measure('TM2C2 α = 0.8, question as asked for dense', questions, hybrid({ raw: true })));
-  rows3.push(await measure('TM2C2 α = 0.8, no exact cosines for keyword-only hits', questions, hybrid({ exactCosines: false })));
-  for (const depth of [25, 100, 200]) rows3.push(await measure(`TM2C2 α = 0.8, ${depth} candidates per search (default 50)`, questions, hybrid({ depth })));
-  const feedback = {
-    options: FEEDBACK_DEFAULTS,
-    load: (ids: readonly string[]) => {
-      // In the service: the memories' contents from the store, re-encoded. Here: the turn texts.
-      const q = current!;
-      return Promise.resolve(new Map(ids.map((id) => [id, encoder.encodeKeywords(q.turns.get(id) ?? '')])));
-    },
-  };
-  let current: QuestionRef | undefined;
+  rows3.push(await measure('TM2C2 α = 0.6, cosine floor 0', questions, fused((q) => q.vector, (c) => convexScoreFusion(c, { denseWeight: 0.6, denseFloor: 0 }))));
+  rows3.push(await measure('TM2C2 α = 0.8, question as asked for dense', questions, hybrid(true)));
   rows3.push(
-    await measure(`TM2C2 α = 0.8 + RM3 feedback (${FEEDBACK_DEFAULTS.documents} docs, ${FEEDBACK_DEFAULTS.terms} terms, weight ${FEEDBACK_DEFAULTS.weight})`, questions, (q) => {
-      current = q;
-      return hybrid({ feedback })(q);
-    }),
+    await measure('TM2C2 α = 0.8, no exact cosines for keyword-only hits', questions, fused((q) => q.vector, (c) => convexScoreFusion(c), 50, { exactCosines: false })),
+  );
+  for (const depth of [25, 100, 200]) {
+    rows3.push(await measure(`TM2C2 α = 0.8, ${depth} candidates per search (default 50)`, questions, fused((q) => q.vector, (c) => convexScoreFusion(c), depth)));
+  }
+  rows3.push(
+    await measure(
+      `TM2C2 α = 0.8 + RM3 feedback (${FEEDBACK_DEFAULTS.documents} docs, ${FEEDBACK_DEFAULTS.terms} terms, weight ${FEEDBACK_DEFAULTS.weight})`,
+      questions,
+      fused((q) => q.vector, (c) => convexScoreFusion(c), 50, { rm3: true }),
+    ),
   );
   await index.close();
   for (const bm25 of [TEXTBOOK_BM25, { k1: 0.9, b: 0.3 }]) {

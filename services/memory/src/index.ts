@@ -14,11 +14,10 @@ export { type UseLiteTokenizerParts, WindowedUseLiteTokenizer } from './embeddin
 export { chunkForEmbedding } from './recall/document-embedding';
 export {
   type ConvexFusionOptions,
-  FEEDBACK_DEFAULTS,
+  convexScoreFusion,
   HYBRID_FUSION,
   type HybridCandidates,
   type HybridHit,
-  reciprocalRankFusion,
 } from './recall/hybrid-ranking';
 export { hybridSearch, type HybridSearchRequest } from './recall/hybrid-search';
 export {
@@ -28,11 +27,10 @@ export {
   encodeQuery,
   type KeywordEncoder,
   SNOWBALL_STOP_WORDS,
-  STOPWORD_PACKAGE_ENGLISH,
 } from './recall/keyword-encoder';
 export { denseQueryText } from './recall/query-rewrite';
 export { ExtractiveSummariser } from './summary/extractive.summariser';
-export { type Bm25Parameters, DEFAULT_BM25, TEXTBOOK_BM25 } from './vector-index/bm25';
+export { type Bm25Parameters, DEFAULT_BM25 } from './vector-index/bm25';
 export { EmbeddedVectorIndex } from './vector-index/embedded.vector-index';
 export type { EmbeddedVectorIndexOptions } from './vector-index/embedded.vector-index.options';
-export type { VectorPoint } from './vector-index/vector-index.port';
+export type { SparseVector, VectorPoint } from './vector-index/vector-index.port';

@@ -1,11 +1,4 @@
-import {
-  FEEDBACK_DEFAULTS,
-  HYBRID_FUSION,
-  convexScoreFusion,
-  expandQuery,
-  hybridCandidateDepth,
-  reciprocalRankFusion,
-} from './hybrid-ranking';
+import { HYBRID_FUSION, convexScoreFusion, hybridCandidateDepth } from './hybrid-ranking';
 
 describe('convexScoreFusion (TM2C2)', () => {
   it('combines α·(cos+1)/(max+1) and (1−α)·BM25/max, best first', () => {
@@ -87,52 +80,11 @@ describe('convexScoreFusion (TM2C2)', () => {
   });
 });
 
-describe('reciprocalRankFusion', () => {
-  it('sums w / (k + rank) over the lists', () => {
-    const fused = reciprocalRankFusion(
-      { dense: [{ id: 'a', score: 0.9 }, { id: 'b', score: 0.8 }], sparse: [{ id: 'b', score: 5 }, { id: 'c', score: 4 }] },
-      { k: 60, denseWeight: 1, sparseWeight: 1 },
-    );
-    expect(fused.map((h) => h.id)).toEqual(['b', 'a', 'c']);
-    expect(fused[0].score).toBeCloseTo(1 / 62 + 1 / 61, 12);
-    expect(fused[1].score).toBeCloseTo(1 / 61, 12);
-    expect(fused.map((h) => h.relevance)).toEqual([...fused.map((h) => h.relevance)].sort((x, y) => y - x));
-    expect(fused[0].relevance).toBeLessThanOrEqual(1);
-  });
-});
-
 describe('hybridCandidateDepth', () => {
   it('fetches at least 50, twice the limit, at most 500', () => {
     expect(hybridCandidateDepth(1)).toBe(50);
     expect(hybridCandidateDepth(10)).toBe(50);
     expect(hybridCandidateDepth(40)).toBe(80);
     expect(hybridCandidateDepth(1000)).toBe(500);
-  });
-});
-
-describe('expandQuery (RM3)', () => {
-  it('keeps the query terms at 1 − w and adds the heaviest feedback terms at w', () => {
-    const query = { indices: [1, 2], values: [1, 1] };
-    const expanded = expandQuery(
-      query,
-      [
-        { score: 3, sparse: { indices: [1, 5, 6], values: [1, 2, 1] } },
-        { score: 1, sparse: { indices: [2, 6, 7], values: [1, 1, 2] } },
-      ],
-      { documents: 2, terms: 2, weight: 0.4 },
-    );
-    // P(d) = 0.75 / 0.25; term 5: 0.75·2/4 = 0.375, term 6: 0.75·1/4 + 0.25·1/4 = 0.25, term 7: 0.25·2/4 = 0.125
-    expect(expanded.indices).toEqual([1, 2, 5, 6]);
-    const weights = Object.fromEntries(expanded.indices.map((t, i) => [t, expanded.values[i]]));
-    expect(weights[1]).toBeCloseTo(0.3, 12);
-    expect(weights[2]).toBeCloseTo(0.3, 12);
-    expect(weights[5]).toBeCloseTo(0.4 * (0.375 / 0.625), 12);
-    expect(weights[6]).toBeCloseTo(0.4 * (0.25 / 0.625), 12);
-  });
-
-  it('returns the query unchanged without feedback', () => {
-    const query = { indices: [1], values: [1] };
-    expect(expandQuery(query, [], FEEDBACK_DEFAULTS)).toBe(query);
-    expect(expandQuery(query, [{ score: 0, sparse: { indices: [2], values: [1] } }])).toBe(query);
   });
 });

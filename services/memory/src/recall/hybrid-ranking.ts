@@ -1,4 +1,4 @@
-import type { SparseVector, VectorHit } from '../vector-index/vector-index.port';
+import type { VectorHit } from '../vector-index/vector-index.port';
 
 /** The two candidate lists of one recall, each best first, plus exact cosines of keyword-only candidates. */
 export interface HybridCandidates {
@@ -89,41 +89,6 @@ export function convexScoreFusion(candidates: HybridCandidates, options: ConvexF
   return sorted(hits);
 }
 
-/** Parameters of {@link reciprocalRankFusion}. */
-export interface RrfOptions {
-  /** Rank offset k of 1/(k + rank); larger flattens the head. */
-  k: number;
-  /** Weight of the dense list. */
-  denseWeight: number;
-  /** Weight of the sparse list. */
-  sparseWeight: number;
-}
-
-/** Cormack, Clarke & Büttcher 2009: k = 60, equal weights. */
-export const RRF_DEFAULTS: RrfOptions = { k: 60, denseWeight: 1, sparseWeight: 1 };
-
-/**
- * Reciprocal rank fusion (Cormack, Clarke & Büttcher 2009, "Reciprocal Rank Fusion outperforms Condorcet
- * and individual rank learning methods", SIGIR): score(d) = Σ_lists w / (k + rank(d)), ranks from 1; a
- * list that does not contain d adds nothing. Needs no score calibration, but ignores how far apart the
- * scores are, so a weak list (dense with a small model) pulls good keyword hits down. Kept for
- * comparison; the service uses {@link convexScoreFusion}.
- */
-export function reciprocalRankFusion(candidates: HybridCandidates, options: RrfOptions = RRF_DEFAULTS): HybridHit[] {
-  const hits = collect(candidates);
-  const denseRank = rankOf(candidates.dense);
-  const sparseRank = rankOf(candidates.sparse);
-  for (const hit of hits.values()) {
-    const dr = denseRank.get(hit.id);
-    const sr = sparseRank.get(hit.id);
-    hit.score =
-      (dr === undefined ? 0 : options.denseWeight / (options.k + dr)) + (sr === undefined ? 0 : options.sparseWeight / (options.k + sr));
-    // The best possible RRF score (first in both lists) maps to 1.
-    hit.relevance = clampUnit((hit.score * (options.k + 1)) / (options.denseWeight + options.sparseWeight || 1));
-  }
-  return sorted(hits);
-}
-
 /**
  * How many candidates to fetch from each of `searchDense` and `searchSparse` for a recall of `limit`
  * results: max(50, 2·limit), at most 500. With exact cosines for keyword-only candidates the fused order
@@ -132,52 +97,6 @@ export function reciprocalRankFusion(candidates: HybridCandidates, options: RrfO
  */
 export function hybridCandidateDepth(limit: number): number {
   return Math.min(500, Math.max(50, 2 * Math.ceil(limit)));
-}
-
-/** Parameters of {@link expandQuery}. */
-export interface FeedbackOptions {
-  /** Top keyword hits used as feedback documents. */
-  documents: number;
-  /** Expansion terms added. */
-  terms: number;
-  /** Share of the query weight given to the expansion terms (RM3's 1 − λ), 0..1. */
-  weight: number;
-}
-
-/** RM3-style feedback: 5 documents, 10 terms, 0.3 of the weight (Anserini's defaults are 10/10/0.5). */
-export const FEEDBACK_DEFAULTS: FeedbackOptions = { documents: 5, terms: 10, weight: 0.3 };
-
-/**
- * Pseudo-relevance feedback in the style of RM3 (Abdul-Jaleel et al. 2004; Lavrenko & Croft 2001): the
- * query's terms keep weight (1 − w) shared equally; the `terms` heaviest other terms of the feedback
- * documents get weight w, each in proportion to Σ_docs P(d)·tf(t,d)/|d| with P(d) ∝ its BM25 score.
- * `feedback` are the top keyword hits (best first) with their documents' sparse vectors (re-encode their
- * content with `encodeKeywords`). Returns a weighted query for `searchSparse` (indices sorted, unique),
- * or `query` itself when there is no feedback.
- */
-export function expandQuery(
-  query: SparseVector,
-  feedback: readonly { score: number; sparse: SparseVector }[],
-  options: FeedbackOptions = FEEDBACK_DEFAULTS,
-): SparseVector {
-  const docs = feedback.slice(0, options.documents).filter((d) => d.score > 0);
-  const total = docs.reduce((sum, d) => sum + d.score, 0);
-  if (docs.length === 0 || total <= 0 || options.weight <= 0 || query.indices.length === 0) return query;
-  const own = new Set(query.indices);
-  const relevance = new Map<number, number>();
-  for (const doc of docs) {
-    const length = doc.sparse.values.reduce((sum, v) => sum + v, 0) || 1;
-    doc.sparse.indices.forEach((term, j) => {
-      if (!own.has(term)) relevance.set(term, (relevance.get(term) ?? 0) + ((doc.score / total) * doc.sparse.values[j]) / length);
-    });
-  }
-  const expansion = [...relevance].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, options.terms);
-  const expansionTotal = expansion.reduce((sum, [, r]) => sum + r, 0);
-  const weights = new Map<number, number>();
-  for (const term of query.indices) weights.set(term, (1 - options.weight) / query.indices.length);
-  if (expansionTotal > 0) for (const [term, r] of expansion) weights.set(term, (options.weight * r) / expansionTotal);
-  const indices = [...weights.keys()].sort((a, b) => a - b);
-  return { indices, values: indices.map((term) => weights.get(term)!) };
 }
 
 function collect(candidates: HybridCandidates): Map<string, HybridHit> {
@@ -193,12 +112,6 @@ function collect(candidates: HybridCandidates): Map<string, HybridHit> {
 
 function clampUnit(x: number): number {
   return Number.isFinite(x) ? Math.min(1, Math.max(0, x)) : 0;
-}
-
-function rankOf(list: readonly VectorHit[]): Map<string, number> {
-  const ranks = new Map<string, number>();
-  list.forEach((hit, i) => ranks.set(hit.id, i + 1));
-  return ranks;
 }
 
 function sorted(hits: Map<string, HybridHit>): HybridHit[] {

@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import type { MemoryType } from '@agent-memory/shared';
 import { EmbeddedVectorIndex } from '../vector-index/embedded.vector-index';
-import type { VectorIndex } from '../vector-index/vector-index.port';
 import { hybridSearch } from './hybrid-search';
 import { encodeKeywords } from './keyword-encoder';
 
@@ -44,7 +43,11 @@ describe('hybridSearch', () => {
 
   it('puts a strong keyword match first and reports its exact cosine', async () => {
     // Only one dense candidate ('other'): the keyword hit's cosine must come from scoreDense.
-    const hits = await hybridSearch(index, { tenant: 'rec_1', vector: vec(1, 1), query: 'peanuts?', limit: 3, depth: 1 });
+    const searchDense = index.searchDense.bind(index);
+    jest.spyOn(index, 'searchDense').mockImplementation((vector, search) => searchDense(vector, { ...search, limit: 1 }));
+    const scoreDense = jest.spyOn(index, 'scoreDense');
+    const hits = await hybridSearch(index, { tenant: 'rec_1', vector: vec(1, 1), query: 'peanuts?', limit: 3 });
+    expect(scoreDense).toHaveBeenCalledWith(vec(1, 1), 'rec_1', ['allergy']);
     expect(hits[0].id).toBe('allergy');
     expect(hits[0].similarity).toBeCloseTo(Math.SQRT1_2, 5);
     expect(hits[0].bm25).toBeGreaterThan(0);
@@ -65,14 +68,5 @@ describe('hybridSearch', () => {
   it('returns nothing for limit 0 or another tenant', async () => {
     expect(await hybridSearch(index, { tenant: 'rec_1', vector: vec(1), query: 'hiking', limit: 0 })).toEqual([]);
     expect(await hybridSearch(index, { tenant: 'rec_2', vector: vec(1), query: 'hiking', limit: 5 })).toEqual([]);
-  });
-
-  it('runs a second keyword search with RM3 feedback when asked', async () => {
-    const load = jest.fn(async (ids: readonly string[]) => new Map(ids.map((id) => [id, encodeKeywords(id === 'allergy' ? 'allergic to peanuts since childhood' : '')])));
-    const spy = jest.spyOn(index as VectorIndex, 'searchSparse');
-    const hits = await hybridSearch(index, { tenant: 'rec_1', vector: vec(0, 1), query: 'peanuts', limit: 3, feedback: { load } });
-    expect(load).toHaveBeenCalledWith(['allergy']);
-    expect(spy).toHaveBeenCalledTimes(2);
-    expect(hits[0].id).toBe('allergy');
   });
 });

@@ -1,10 +1,8 @@
 import type { SparseVector } from '../vector-index/vector-index.port';
 
-// Both packages are CommonJS without type declarations; typed here rather than with a global ambient module.
+// A CommonJS package without type declarations; typed here rather than with a global ambient module.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const porter2 = require('wink-porter2-stemmer') as (word: string) => string;
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const stopwordPackage = require('stopword') as { eng: readonly string[] };
 
 /**
  * English stop words: the Snowball list (M. Porter, snowballstem.org/algorithms/english/stop.txt), plus the
@@ -57,8 +55,6 @@ export const DEFAULT_KEYWORD_OPTIONS: KeywordEncoderOptions = {
   stem: true,
 };
 
-/** The `stopword` package's English list (108 words), for comparisons (bench/locomo-offline/tune.ts). */
-export const STOPWORD_PACKAGE_ENGLISH: readonly string[] = stopwordPackage.eng;
 
 /** A keyword encoder: documents keep term frequencies, queries count each term once. */
 export interface KeywordEncoder {

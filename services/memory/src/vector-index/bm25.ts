@@ -9,9 +9,6 @@ export interface Bm25Parameters {
   b: number;
 }
 
-/** The textbook BM25 parameters (Robertson & Zaragoza 2009; Lucene and Elasticsearch defaults). */
-export const TEXTBOOK_BM25: Bm25Parameters = { k1: 1.2, b: 0.75 };
-
 /**
  * BM25 parameters of the memory index: k1 = 1.2 as usual, b = 0.3 instead of 0.75. Why: memories are short
  * (a sentence or a paragraph) and a longer one is mostly wordier, not about more topics, so full length

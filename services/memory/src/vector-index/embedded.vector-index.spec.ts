@@ -3,7 +3,7 @@ import { appendFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { encodeKeywords, encodeQuery } from '../recall/keyword-encoder';
-import { DEFAULT_BM25, EmbeddedVectorIndex, TEXTBOOK_BM25, type EmbeddedVectorIndexOptions } from './embedded.vector-index';
+import { DEFAULT_BM25, EmbeddedVectorIndex, type EmbeddedVectorIndexOptions } from './embedded.vector-index';
 import { CONTRACT_DESCRIPTOR, describeVectorIndexContract } from './vector-index.contract';
 import { TopK } from './top-k';
 import { tenantLogPath } from './point-log';
@@ -261,7 +261,7 @@ describe('EmbeddedVectorIndex (embedded only)', () => {
   });
 
   it('computes Okapi BM25 exactly (k1 = 1.2, b = 0.75, IDF = ln(1 + (N - df + 0.5)/(df + 0.5)))', async () => {
-    const index = await openIndex({ bm25: TEXTBOOK_BM25 });
+    const index = await openIndex({ bm25: { k1: 1.2, b: 0.75 } });
     const next = seededRandom(11);
     const sparse = (pairs: [number, number][]) => ({ indices: pairs.map((p) => p[0]), values: pairs.map((p) => p[1]) });
     await index.upsert([

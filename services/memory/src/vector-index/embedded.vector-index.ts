@@ -11,6 +11,7 @@ import { migrateLegacyLog } from './legacy-log.migration';
 import { LogCompaction } from './log-compaction';
 import { LogWriter } from './log-writer';
 import { deleteLine, fsyncDirectory, TENANTS_DIR, tenantLogPath, upsertLine } from './point-log';
+import { DenseScan } from './quantised-scan';
 import type { ResidentTenant } from './tenant-cache';
 import type { PreparedPoint, TenantIndex } from './tenant-index';
 import { PayloadTypes } from './tenant-log';
@@ -18,15 +19,17 @@ import { TenantLoader } from './tenant-loader';
 import { TopK } from './top-k';
 import type { IndexDescriptor, SparseVector, VectorHit, VectorIndex, VectorPoint, VectorSearch } from './vector-index.port';
 
-export { DEFAULT_BM25, TEXTBOOK_BM25, type Bm25Parameters } from './bm25';
+export { DEFAULT_BM25, type Bm25Parameters } from './bm25';
 export { DEFAULT_INDEX_MEMORY_BUDGET_BYTES, type EmbeddedIndexStats, type EmbeddedVectorIndexOptions } from './embedded.vector-index.options';
 
 /**
  * Standalone adapter of {@link VectorIndex} (docs/configuration.md, "Vector index"): exact search in
  * memory, persisted under a directory, with memory bounded by a budget.
  *
- * - Dense: per tenant one contiguous `Float32Array` of unit vectors; cosine = dot product, exact, with a
- *   bounded heap for the top k. Vectors are L2-normalised on upsert and queries on search.
+ * - Dense: per tenant one contiguous `Float32Array` of unit vectors; cosine = dot product, with a bounded
+ *   heap for the top k. Vectors are L2-normalised on upsert and queries on search. Tenants of 4,096
+ *   points or more are searched with a 1-bit pre-filter and exact re-scoring of 20·k candidates
+ *   ({@link DenseScan}); smaller ones exactly. Scores are always exact cosines.
  * - Sparse: per tenant an inverted index in pooled typed arrays (see {@link TenantIndex}), Okapi BM25
  *   as in {@link scoreBm25} with k1 and b from the options (default {@link DEFAULT_BM25}).
  * - Files in `directory`: `descriptor.json` (embedderId, dimension, format), `tenants/<tenant>.wal.jsonl`
@@ -66,6 +69,7 @@ export class EmbeddedVectorIndex implements VectorIndex {
   private descriptor: IndexDescriptor | null = null;
   private readonly types = new PayloadTypes();
   private readonly topK = new TopK(16);
+  private readonly denseScan = new DenseScan();
   /** BM25 accumulator by slot, shared by all tenants (searches run one at a time), kept zeroed. */
   private scratch = new Float64Array(0);
 
@@ -157,8 +161,9 @@ export class EmbeddedVectorIndex implements VectorIndex {
       // After the load: type names are registered while a tenant's log is replayed.
       const allowed = this.types.mask(search.types);
       if (limit <= 0 || (allowed && allowed.every((a) => a === 0))) return [];
-      this.topK.reset(Math.min(limit, index.size));
-      index.scanDense(query, allowed, this.topK);
+      const k = Math.min(limit, index.size);
+      this.topK.reset(k);
+      this.denseScan.search(index, query, allowed, k, this.topK);
       return this.hits(index);
     });
   }
