@@ -1,3 +1,4 @@
+import { codeBytes, encodeSigns } from './quantised-scan';
 import { TermDictionary } from './term-dictionary';
 import type { TopK } from './top-k';
 
@@ -36,12 +37,17 @@ const TENANT_BYTES = 512;
  * - Freed regions (deleted points, moved postings, dead terms) are reclaimed by {@link repack}, which
  *   rebuilds both pools and the dictionary when they hold more garbage than live data (amortised O(1)).
  *
+ * - Each vector also has a 1-bit-per-dimension sign code in `codes` (slot-aligned like the matrix), the
+ *   pre-filter of the quantised dense scan (quantised-scan.ts); delete moves it with the vector.
+ *
  * Memory is {@link bytes}: about 2·4 bytes per (point, term) in each index plus about 30 bytes per
- * distinct term, `dim`·4 bytes per point for the vector, and small constants.
+ * distinct term, `dim`·4 + `dim`/8 bytes per point for the vector and its code, and small constants.
  */
 export class TenantIndex {
   size = 0;
   matrix = new Float32Array(0);
+  /** Sign code of each slot's vector, {@link codeBytes}(dim) bytes per slot (quantised-scan.ts). */
+  codes = new Uint8Array(0);
   types = new Uint8Array(0);
   docLen = new Float32Array(0);
   ids: string[] = [];
@@ -75,6 +81,7 @@ export class TenantIndex {
     return (
       TENANT_BYTES +
       this.matrix.byteLength +
+      this.codes.byteLength +
       this.types.byteLength +
       this.docLen.byteLength +
       this.docStart.byteLength +
@@ -125,6 +132,7 @@ export class TenantIndex {
       this.removePostings(slot);
     }
     this.matrix.set(point.dense, slot * this.dim);
+    encodeSigns(point.dense, this.codes, slot * codeBytes(this.dim));
     this.types[slot] = point.type;
     const n = point.terms.length;
     this.fwdTerm = grown(this.fwdTerm, this.fwdUsed + n);
@@ -158,6 +166,8 @@ export class TenantIndex {
       // Move the last point into the hole so that slots stay contiguous.
       const lastId = this.ids[last];
       this.matrix.copyWithin(slot * this.dim, last * this.dim, (last + 1) * this.dim);
+      const bytes = codeBytes(this.dim);
+      this.codes.copyWithin(slot * bytes, last * bytes, (last + 1) * bytes);
       this.types[slot] = this.types[last];
       this.docLen[slot] = this.docLen[last];
       this.docStart[slot] = this.docStart[last];
@@ -178,7 +188,7 @@ export class TenantIndex {
     return true;
   }
 
-  /** Exact dense scan: pushes (cosine, slot) of every allowed slot into `top`. */
+  /** Exact dense scan (quantised-scan.ts picks it or the quantised one): pushes (cosine, slot) of every allowed slot into `top`. */
   scanDense(query: Float32Array, allowed: Uint8Array | null, top: TopK): void {
     const { matrix, types, size, dim } = this;
     const dim4 = dim - (dim % 4);
@@ -269,6 +279,7 @@ export class TenantIndex {
     this.postUsed = this.postLive = used;
     this.fwdUsed = this.fwdLive = at;
     this.matrix = this.matrix.slice(0, this.size * this.dim);
+    this.codes = this.codes.slice(0, this.size * codeBytes(this.dim));
     this.types = this.types.slice(0, this.size);
     this.docLen = this.docLen.slice(0, this.size);
   }
@@ -287,6 +298,9 @@ export class TenantIndex {
     const matrix = new Float32Array(next * this.dim);
     matrix.set(this.matrix.subarray(0, this.size * this.dim));
     this.matrix = matrix;
+    const codes = new Uint8Array(next * codeBytes(this.dim));
+    codes.set(this.codes.subarray(0, this.size * codeBytes(this.dim)));
+    this.codes = codes;
     const types = new Uint8Array(next).fill(FREE_TYPE);
     types.set(this.types.subarray(0, this.size));
     this.types = types;

@@ -1,0 +1,111 @@
+import type { TenantIndex } from './tenant-index';
+import { TopK } from './top-k';
+
+/**
+ * Below this many points a tenant is scanned exactly: the quantised pass and its re-scoring would cost
+ * about as much as the exact scan and save nothing measurable.
+ */
+export const QUANTISED_MIN_POINTS = 4096;
+
+/** Candidates re-scored exactly per result wanted: {@link QUANTISED_OVERSAMPLING}·k, at least {@link QUANTISED_MIN_CANDIDATES}. */
+export const QUANTISED_OVERSAMPLING = 20;
+export const QUANTISED_MIN_CANDIDATES = 256;
+
+/** Bytes of the sign code of one vector of `dim` floats (one bit per dimension). */
+export function codeBytes(dim: number): number {
+  return Math.ceil(dim / 8);
+}
+
+/**
+ * Writes the sign code of `vector` (bit d of the code = `vector[d] > 0`, little-endian bit order inside
+ * each byte) into `codes` at byte `offset`.
+ */
+export function encodeSigns(vector: Float32Array, codes: Uint8Array, offset: number): void {
+  const bytes = codeBytes(vector.length);
+  codes.fill(0, offset, offset + bytes);
+  for (let d = 0; d < vector.length; d++) if (vector[d] > 0) codes[offset + (d >> 3)] |= 1 << (d & 7);
+}
+
+/**
+ * Dense top-k over a {@link TenantIndex}: exact below {@link QUANTISED_MIN_POINTS} points or when the
+ * candidates would be half the tenant, otherwise two passes over contiguous arrays:
+ *
+ * 1. Pre-filter: the float query against every point's 1-bit sign code (asymmetric scoring: the query
+ *    is not quantised), Σ_d q_d·sign(v_d), computed as 64 lookups per 512-d point in a table of the
+ *    query's partial sums per code byte (256 entries per byte), so 64 bytes are read per point instead
+ *    of 2 KB. The best `max(20·k, 256)` points by this estimate are kept.
+ * 2. Re-scoring: the exact cosine (float dot product) of each candidate; the k best are returned.
+ *
+ * The result equals the exact top-k whenever the exact top-k are among the candidates. On 20,000
+ * embedded synthetic memories (bench/synthetic-memories.ts) and 100 of their questions that held for
+ * every query at k = 10 and at k = 50 (recall of the exact top-k 1.0000). The scores are always exact
+ * cosines. Cost at 100,000 points of 512 dimensions: ~4 ms for pass 1 and ~0.5 ms for pass 2 on one
+ * loaded core, against ~50-80 ms for the exact scan.
+ *
+ * Holds per-query scratch (the lookup table and the candidate heap): one instance per index, used by
+ * one search at a time (searches run synchronously).
+ */
+export class DenseScan {
+  private table = new Float32Array(0);
+  private readonly candidates = new TopK(QUANTISED_MIN_CANDIDATES);
+
+  /**
+   * Offers the best (exact cosine, slot) pairs of the allowed slots of `index` to `top`, which the caller
+   * has reset to `k`; `query` is unit length and of the index's dimension.
+   */
+  search(index: TenantIndex, query: Float32Array, allowed: Uint8Array | null, k: number, top: TopK): void {
+    const wanted = Math.max(QUANTISED_OVERSAMPLING * k, QUANTISED_MIN_CANDIDATES);
+    if (index.size < QUANTISED_MIN_POINTS || 2 * wanted >= index.size) {
+      index.scanDense(query, allowed, top);
+      return;
+    }
+    this.fillTable(query);
+    this.candidates.reset(wanted);
+    this.prefilter(index, allowed);
+    const { slots } = this.candidates.drain();
+    for (let i = 0; i < slots.length; i++) top.push(index.dot(query, slots[i]), slots[i]);
+  }
+
+  /** table[b·256 + c] = Σ of 2·query[8b + j] over the bits j set in byte value c (the constant -Σq is left out: same order). */
+  private fillTable(query: Float32Array): void {
+    const bytes = codeBytes(query.length);
+    if (this.table.length < bytes * 256) this.table = new Float32Array(bytes * 256);
+    const table = this.table;
+    for (let b = 0; b < bytes; b++) {
+      const base = b * 256;
+      table[base] = 0;
+      for (let bit = 0; bit < 8; bit++) {
+        const d = 8 * b + bit;
+        const weight = d < query.length ? 2 * query[d] : 0;
+        const step = 1 << bit;
+        for (let c = 0; c < step; c++) table[base + step + c] = table[base + c] + weight;
+      }
+    }
+  }
+
+  private prefilter(index: TenantIndex, allowed: Uint8Array | null): void {
+    const { codes, types, size } = index;
+    const table = this.table;
+    const candidates = this.candidates;
+    const bytes = codeBytes(index.dim);
+    const bytes4 = bytes - (bytes % 4);
+    for (let slot = 0, offset = 0; slot < size; slot++, offset += bytes) {
+      if (allowed !== null && allowed[types[slot]] === 0) continue;
+      // Four accumulators, as in the exact scan: independent chains of lookups.
+      let a0 = 0;
+      let a1 = 0;
+      let a2 = 0;
+      let a3 = 0;
+      let b = 0;
+      for (; b < bytes4; b += 4) {
+        a0 += table[(b << 8) | codes[offset + b]];
+        a1 += table[((b + 1) << 8) | codes[offset + b + 1]];
+        a2 += table[((b + 2) << 8) | codes[offset + b + 2]];
+        a3 += table[((b + 3) << 8) | codes[offset + b + 3]];
+      }
+      for (; b < bytes; b++) a0 += table[(b << 8) | codes[offset + b]];
+      const estimate = a0 + a1 + a2 + a3;
+      if (estimate >= candidates.threshold) candidates.push(estimate, slot);
+    }
+  }
+}
