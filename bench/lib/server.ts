@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createStandaloneApp, loadStandaloneConfig } from '@agent-memory/standalone';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { ApiClient } from './client';
 
 /** A running service: its base URL, its data directory, and how to stop it. */
@@ -16,6 +17,8 @@ export interface BenchServer {
   dataDir: string;
   /** Milliseconds from `startServer` until the server listened. */
   startupMs: number;
+  /** The running app, for a benchmark that needs one of its providers (e.g. the embedder). */
+  app: NestFastifyApplication;
   /** Closes the app and deletes the data directory. Safe to call twice. */
   stop(): Promise<void>;
 }
@@ -40,6 +43,7 @@ export async function startServer(): Promise<BenchServer> {
     return {
       url,
       dataDir,
+      app,
       startupMs: performance.now() - started,
       async stop() {
         if (stopped) return;

@@ -6,7 +6,7 @@ export * from './memory-check.stores';
 // Recall, embedding and index building blocks, for the benchmarks (bench/) that measure them outside
 // the service; the service itself reaches them through MemoryModule.
 export { PrototypeMemoryTypeClassifier } from './classification/prototype.memory-type-classifier';
-export type { Embedder } from './embedding/embedder.port';
+export { EMBEDDER, type Embedder } from './embedding/embedder.port';
 export { boundForUseLite, loadUseLiteRunner, UseLiteEmbedder } from './embedding/use-lite.embedder';
 export { loadOnnxUseLiteRunner } from './embedding/onnx/onnx-use-lite.runner';
 export { ensureUseLiteOnnxModel } from './embedding/onnx/use-lite-onnx-cache';
