@@ -8,6 +8,8 @@ module.exports = {
   transformIgnorePatterns: ['/node_modules/(?!content-disposition/|mppx/)'],
   moduleNameMapper: pathsToModuleNameMapper(),
   testMatch: ['<rootDir>/{libs,services,apps,test,clients}/**/*.{spec,int-spec,e2e-spec}.ts'],
+  // the main realm's typed arrays in every test file: onnxruntime-node (the default embedder) refuses the sandbox's
+  setupFiles: ['<rootDir>/libs/testing/src/jest-setup.ts'],
   testPathIgnorePatterns: ['/node_modules/', '/dist/', '/data/'],
   maxWorkers: 2,
   testTimeout: 60000,

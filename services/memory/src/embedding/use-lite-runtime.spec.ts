@@ -2,13 +2,10 @@ import { mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { convertTfjsGraphToOnnx } from './onnx/convert-tfjs-graph';
-import { useMainRealmTypedArrays } from './onnx/main-realm-typed-arrays.fixture';
 import { ensureUseLiteOnnxModel, useLiteModelPackage, useLiteOnnxFileName } from './onnx/use-lite-onnx-cache';
 import { readTfjsGraphModel, type TfjsNode } from './onnx/tfjs-graph-model';
 import { loadUseLiteRunnerFor } from './use-lite-runtime';
 import type { EmbeddingBatchRunner } from './use-lite.embedder';
-
-useMainRealmTypedArrays();
 
 /** A logger that keeps its lines. */
 function recordingLogger() {

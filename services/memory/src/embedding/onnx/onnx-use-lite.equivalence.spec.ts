@@ -3,11 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadUseLiteRunner, UseLiteEmbedder, USE_LITE_MAX_TEXT_CHARS, type EmbeddingBatchRunner } from '../use-lite.embedder';
 import { dot } from '../vector-math';
-import { useMainRealmTypedArrays } from './main-realm-typed-arrays.fixture';
 import { loadOnnxUseLiteRunner } from './onnx-use-lite.runner';
 import { ensureUseLiteOnnxModel } from './use-lite-onnx-cache';
-
-useMainRealmTypedArrays();
 
 // The ONNX conversion must give the vectors the tfjs model gives (docs/architecture.md, "The embedder"):
 // stored vectors stay valid whichever engine embedded them, so the embedder id does not change.
