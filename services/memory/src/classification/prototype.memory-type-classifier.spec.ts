@@ -4,7 +4,7 @@ import type { Embedder } from '../embedding/embedder.port';
 import { UseLiteEmbedder } from '../embedding/use-lite.embedder';
 import { EMBEDDING_CHUNK_CHARS } from '../recall/document-embedding';
 import { LABELLED_MEMORIES } from './labelled-memories.fixture';
-import { CUE_WINDOW_CHARS, PrototypeMemoryTypeClassifier, TYPE_CUES, TYPE_PROTOTYPES } from './prototype.memory-type-classifier';
+import { CUE_WINDOW_CHARS, PrototypeMemoryTypeClassifier, SPEAKER_LABEL, TYPE_CUES, TYPE_PROTOTYPES } from './prototype.memory-type-classifier';
 
 /** Every text gets the same unit vector, so all cosines tie and only the lexical cues decide. */
 class ConstantEmbedder implements Embedder {
@@ -76,10 +76,33 @@ describe('PrototypeMemoryTypeClassifier mechanics', () => {
     await Promise.all([classifier.classify('a'), classifier.classify('b')]);
     const prototypeCalls = embedder.calls.filter((c) => c.length > 1);
     expect(prototypeCalls).toHaveLength(1);
-    expect(prototypeCalls[0]).toHaveLength(Object.values(TYPE_PROTOTYPES).flat().length);
+    // Each prototype twice: as written and as a dialogue turn ("<speaker>: <prototype>").
+    const examples = Object.values(TYPE_PROTOTYPES).flat();
+    expect(prototypeCalls[0]).toHaveLength(2 * examples.length);
+    expect(prototypeCalls[0].slice(examples.length).every((text, i) => text.endsWith(`: ${examples[i]}`) && SPEAKER_LABEL.test(text))).toBe(true);
     const before = embedder.calls.length;
     await classifier.classify('Bob is my brother.', Float32Array.from([1, 0, 0, 0]));
     expect(embedder.calls.length).toBe(before);
+  });
+
+  it.each<[string, MemoryType]>([
+    // LoCoMo-shaped dialogue turns: the speaker label and the names in a turn make no relationship.
+    ['Caroline: Pottery is my favourite way to relax.', 'fact'],
+    ['Caroline: Melanie and I went hiking yesterday.', 'episode'],
+    ['Jon: Gina is my business partner now.', 'relationship'],
+    ['Melanie: To keep clay from cracking, let it dry slowly.', 'skill'],
+    ['Nate: My name is Nate and I am a gamer.', 'identity'],
+  ])('reads a dialogue turn without its speaker label: %j → %s', async (text, type) => {
+    await expect(new PrototypeMemoryTypeClassifier(new ConstantEmbedder()).classify(text)).resolves.toBe(type);
+  });
+
+  it('recognises a speaker label only at the start, one or two capitalised words then ": "', () => {
+    expect(SPEAKER_LABEL.exec('Caroline: I went to a support group.')?.[0]).toBe('Caroline: ');
+    expect(SPEAKER_LABEL.exec("Mary-Jane O'Neil: hello")?.[0]).toBe("Mary-Jane O'Neil: ");
+    expect(SPEAKER_LABEL.test('The reason: it rained.')).toBe(false);
+    expect(SPEAKER_LABEL.test('caroline: lower case')).toBe(false);
+    expect(SPEAKER_LABEL.test('I said: Caroline: hi')).toBe(false);
+    expect(SPEAKER_LABEL.test('Caroline:no space')).toBe(false);
   });
 
   it('treats empty content as a fact without embedding, and rejects an embedding of the wrong size', async () => {
@@ -118,7 +141,7 @@ function cuePatterns(): Record<string, RegExp> {
 
 describe('PrototypeMemoryTypeClassifier on hostile input (linear time, sane results)', () => {
   it('has only cue patterns that recheck proves linear (no ReDoS)', () => {
-    const patterns = cuePatterns();
+    const patterns = { ...cuePatterns(), SPEAKER_LABEL };
     expect(Object.keys(patterns).length).toBeGreaterThanOrEqual(19);
     expect(regexComplexityProblems(patterns)).toEqual([]);
   });
