@@ -1,12 +1,15 @@
 import { randomUUID } from 'node:crypto';
+import { Logger } from '@nestjs/common';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { FastifyReply } from 'fastify';
 import { type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { DomainError, LIMITS } from '@agent-memory/shared';
 import { runWithBusHeaders } from '@agent-memory/platform';
 import { authorizationFieldCount } from './auth/authorization-header';
 import { answerClientError, answerFrameworkError, MAX_PARAM_LENGTH } from './http/edge-errors';
 import { DEFAULT_HTTP_SECURITY, type HttpSecurityOptions, registerHttpSecurity } from './http/http-security';
-import { buildOpenApiDocument, type OpenApiDocument } from './openapi/openapi-document';
+import { cachedJsonAnswer } from './openapi/document-answer';
+import { buildOpenApiDocument } from './openapi/openapi-document';
 import { recordServedRoutes } from './openapi/served-routes';
 
 /**
@@ -37,12 +40,16 @@ export function createGatewayHttpAdapter(): FastifyAdapter {
   });
 }
 
+/** What `/docs/swagger-ui-init.js` embeds: Swagger UI ignores it (it fetches `/openapi.json`), `@nestjs/swagger` requires one. */
+const SWAGGER_UI_STUB: OpenAPIObject = { openapi: '3.1.0', info: { title: 'agent-memory', version: '1', description: 'See /openapi.json' }, paths: {} };
+
 /**
  * Fastify-level hooks that Nest's filters cannot see: body parsing errors, unknown routes, the request
  * id header, the bus correlation id, per-route body limits and security headers
  * ({@link registerHttpSecurity}), and the OpenAPI 3.1 contract ({@link buildOpenApiDocument}) at
  * `/openapi.json` (also `/docs/openapi.json`), read by the Swagger UI page at `/docs`. The document is built
- * once, on its first request (an API route without `@Returns` fails that request and the contract tests, not the start).
+ * and serialized once, on its first request ({@link cachedJsonAnswer}): an API route without `@Returns` makes
+ * that route answer 500 (logged once) and fails the contract tests, it does not stop the server starting.
  * Call before `init`/`listen`, so that the body limits and the route list ({@link recordServedRoutes}) see every route.
  */
 export function configureGatewayApp(app: NestFastifyApplication, options: { security?: HttpSecurityOptions } = {}): void {
@@ -60,13 +67,14 @@ export function configureGatewayApp(app: NestFastifyApplication, options: { secu
   // JSON only: a text/plain body is refused with VALIDATION_ERROR instead of reaching the schemas as a string.
   fastify.removeContentTypeParser(['text/plain']);
   recordServedRoutes(fastify);
-  let document: OpenApiDocument | undefined;
-  const documentOnce = () => (document ??= buildOpenApiDocument(app));
-  fastify.get('/openapi.json', (_req, reply) => void reply.send(documentOnce()));
-  // The UI loads /openapi.json (`spec: {}` makes Swagger UI fetch `url` instead of an embedded copy).
-  SwaggerModule.setup('docs', app, () => documentOnce() as unknown as OpenAPIObject, {
-    raw: ['json'],
-    jsonDocumentUrl: 'docs/openapi.json',
-    swaggerOptions: { url: '/openapi.json', spec: {} },
-  });
+  const documentAnswer = cachedJsonAnswer(() => buildOpenApiDocument(app), new Logger('OpenAPI'));
+  const serveDocument = (_req: unknown, reply: FastifyReply) => {
+    const { status, body } = documentAnswer();
+    void reply.code(status).type('application/json; charset=utf-8').send(body);
+  };
+  fastify.get('/openapi.json', serveDocument);
+  fastify.get('/docs/openapi.json', serveDocument);
+  // The UI page loads /openapi.json (`url`; `spec: {}` overrides the embedded document), so its init
+  // script embeds only a stub instead of a second copy of the document.
+  SwaggerModule.setup('docs', app, SWAGGER_UI_STUB, { raw: false, swaggerOptions: { url: '/openapi.json', spec: {} } });
 }

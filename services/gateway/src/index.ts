@@ -17,5 +17,5 @@ export * from './billing/payment-protocol';
 export { parseAuthorization } from './auth/authorization-header';
 
 // The OpenAPI 3.1 contract (docs/api.md, "The OpenAPI contract") and the routes the server really serves.
-export { buildOpenApiDocument, openApiDocumentOf, type OpenApiDocument, type OpenApiOperation, type PaymentDiscovery } from './openapi/openapi-document';
+export { buildOpenApiDocument, type DeploymentLimits, openApiDocumentOf, type OpenApiDocument, type OpenApiOperation, type PaymentDiscovery } from './openapi/openapi-document';
 export { servedRoutes, type ServedRoute } from './openapi/served-routes';

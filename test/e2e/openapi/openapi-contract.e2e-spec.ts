@@ -17,7 +17,8 @@ let server: TestServer;
 let doc: OpenApiDocument;
 
 beforeAll(async () => {
-  server = await startStandaloneServer();
+  // An anonymous limit that is no default: the document must state this deployment's figure.
+  server = await startStandaloneServer({ env: { RATE_LIMIT_ANONYMOUS_PER_MINUTE: '7' } });
   doc = (await (await fetch(`${server.url}/openapi.json`)).json()) as OpenApiDocument;
 });
 afterAll(async () => server?.close({ removeData: true }));
@@ -25,12 +26,36 @@ afterAll(async () => server?.close({ removeData: true }));
 const operations = () => Object.entries(doc.paths).flatMap(([path, item]) => Object.entries(item).map(([method, op]) => ({ path, method, op })));
 
 describe('the OpenAPI document', () => {
-  it('is served as OpenAPI 3.1 at /openapi.json, the same at /docs/openapi.json, and built by buildOpenApiDocument', async () => {
+  it('is served as OpenAPI 3.1 at /openapi.json, the same bytes at /docs/openapi.json, and built by buildOpenApiDocument', async () => {
     expect(doc.openapi).toBe('3.1.0');
-    expect(await (await fetch(`${server.url}/docs/openapi.json`)).json()).toEqual(doc);
+    const [again, docs] = await Promise.all([`${server.url}/openapi.json`, `${server.url}/docs/openapi.json`].map(async (url) => (await fetch(url)).text()));
+    expect(docs).toBe(again);
+    expect(JSON.parse(again)).toEqual(doc);
     expect(JSON.parse(JSON.stringify(buildOpenApiDocument(server.app)))).toEqual(doc);
+  });
+
+  it('lets the Swagger UI page at /docs load /openapi.json instead of embedding a second copy of the document', async () => {
     const init = await (await fetch(`${server.url}/docs/swagger-ui-init.js`)).text();
     expect(init).toContain('"url": "/openapi.json"');
+    expect(init).not.toContain('/api/v1/');
+    expect(init.length).toBeLessThan(5_000);
+  });
+
+  it("states this deployment's limit of calls without an agent (RATE_LIMIT_ANONYMOUS_PER_MINUTE=7), as /llms.txt does", async () => {
+    expect(doc.paths['/api/v1/agents'].post.description).toContain('Rate limits: 7 requests/min per client address.');
+    expect(JSON.stringify(doc)).not.toContain('RATE_LIMIT_ANONYMOUS_PER_MINUTE');
+    expect(await (await fetch(`${server.url}/llms.txt`)).text()).toContain('7 calls without an agent');
+  });
+
+  it('has every operation of the records, memories and files tags among the main calls of /llms.txt, and no other', async () => {
+    const text = await (await fetch(`${server.url}/llms.txt`)).text();
+    const section = text.slice(text.indexOf('## Main calls'), text.indexOf('## Prices'));
+    const listed = [...section.matchAll(/^- `(\w+ \/api\/v1\/\S+)`/gm)].map(([, call]) => call);
+    const main = operations()
+      .filter(({ op }) => (op.tags as string[]).some((tag) => ['records', 'memories', 'files'].includes(tag)))
+      .map(({ method, path }) => `${method.toUpperCase()} ${path}`);
+    expect(main).toEqual(expect.arrayContaining(['GET /api/v1/records/{recordId}/memories', 'GET /api/v1/records/{recordId}/files']));
+    expect([...listed].sort()).toEqual([...main].sort());
   });
 
   it('passes the Redocly linter (recommended rules) with no error and no warning, and swagger-parser validates it', async () => {

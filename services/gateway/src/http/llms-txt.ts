@@ -1,6 +1,7 @@
 import {
   formatUsd,
   LIMITS,
+  MEMORY_TYPES,
   PAID_ROUTES,
   PRICE_LIST_MICRO_USD,
   RATE_LIMITS,
@@ -9,6 +10,8 @@ import {
   TOP_UP_LIMITS_MICRO_USD,
 } from '@agent-memory/shared';
 import type { BillingMode } from '../gateway.options';
+import { jsonSchemaOf } from '../openapi/json-schemas';
+import type { RouteEntry } from '../openapi/route-table';
 
 /** What of a deployment's configuration the guide states (the rest comes from `@agent-memory/shared`). */
 export interface LlmsTxtFacts {
@@ -17,7 +20,12 @@ export interface LlmsTxtFacts {
   anonymousPerMinute: number;
   /** Realm and chain of the `Payment` challenges (docs/billing.md, "Configuration"). */
   payment: { realm: string; chainId: number; currency: string };
+  /** The application's routes (../openapi/route-table.ts, the OpenAPI document's source): "Main calls" lists those of {@link MAIN_CALL_TAGS}. */
+  routes: readonly RouteEntry[];
 }
+
+/** The tags whose operations "Main calls" lists, in this order: the work an agent does on its records. */
+export const MAIN_CALL_TAGS = ['records', 'memories', 'files'] as const;
 
 const kb = (bytes: number) => `${bytes / 1024} KB`;
 const mb = (bytes: number) => `${bytes / (1024 * 1024)} MB`;
@@ -59,14 +67,10 @@ export function llmsTxt(facts: LlmsTxtFacts): string {
     '- `Payment <credential>`: pays one paid call (or a top-up) without a balance.',
     'Missing or invalid credentials: 401 UNAUTHORIZED.',
     '',
-    '## Main calls (on a record: `/api/v1/records/{recordId}/...`)',
+    `## Main calls (${MAIN_CALL_TAGS.join(', ')})`,
     '',
-    '- `POST .../remember` `{"content":"...","type"?,"path"?,"idempotency_key"?}`: store a memory (types: identity, fact, relationship, episode, skill).',
-    '- `POST .../recall` `{"query":"...","limit"?,"types"?}`: the memories closest in meaning.',
-    '- `DELETE .../remember?id=...` or `?path=...`: forget one memory.',
-    '- `GET .../context`: the newest memories of each type.',
-    '- `POST .../write` `{"path":"...","content":"..."}` and `GET .../read?path=...`: files.',
-    '- `POST /api/v1/records`, `GET /api/v1/records`: create and list records (free).',
+    ...mainCalls(facts.routes),
+    `Memory types: ${MEMORY_TYPES.join(', ')}. Fields marked \`?\` are optional; \`/openapi.json\` has each field's limits.`,
     '',
     '## Prices and payment',
     '',
@@ -89,4 +93,33 @@ export function llmsTxt(facts: LlmsTxtFacts): string {
     '- [Prices](/api/v1/billing/prices): the price list and payment parameters, as JSON',
     '',
   ].join('\n');
+}
+
+/**
+ * One line per operation of {@link MAIN_CALL_TAGS}, read from the route table the OpenAPI document is built
+ * from (so the guide lists what the server serves): method and path, the body and query fields (`?`:
+ * optional; from the route's zod schemas), the `@Returns` summary, and the price from the shared price list
+ * (the route kind's `price`) or "free".
+ */
+export function mainCalls(routes: readonly RouteEntry[]): string[] {
+  const tagOrder = (route: RouteEntry) => (MAIN_CALL_TAGS as readonly string[]).indexOf(route.tag);
+  return routes
+    .filter((route) => route.path.startsWith('/api/v1/') && tagOrder(route) >= 0)
+    .sort((a, b) => tagOrder(a) - tagOrder(b))
+    .map((route) => {
+      const price = route.kind?.kind === 'record' ? route.kind.options.price : undefined;
+      const unit = PAID_ROUTES.find((r) => r.operation === price)?.unit;
+      const cost = price ? `${formatUsd(PRICE_LIST_MICRO_USD[price])} USD per ${unit}` : 'free';
+      const signatureOnly = route.kind?.kind === 'record' && route.kind.options.credential === 'signature' ? ', wallet signature only' : '';
+      const fields = [route.body && `body ${fieldsOf(route.body.schema)}`, route.query && `query ${fieldsOf(route.query)}`].filter(Boolean).join(', ');
+      return `- \`${route.method.toUpperCase()} ${route.path}\`${fields ? ` ${fields}` : ''}: ${route.returns?.summary ?? route.handlerName} (${cost}${signatureOnly}).`;
+    });
+}
+
+/** `{content, type?, path?}`: the top-level fields a client sends, from the schema's input form. */
+function fieldsOf(schema: Parameters<typeof jsonSchemaOf>[0]): string {
+  const json = jsonSchemaOf(schema, 'input') as { properties?: Record<string, unknown>; required?: string[] };
+  return `{${Object.keys(json.properties ?? {})
+    .map((name) => (json.required?.includes(name) ? name : `${name}?`))
+    .join(', ')}}`;
 }

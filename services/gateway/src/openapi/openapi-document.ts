@@ -11,10 +11,13 @@ import {
   PAID_ROUTES,
   type PaidOperation,
   PRICE_LIST_MICRO_USD,
+  RATE_LIMITS,
   RecordIdSchema,
   successEnvelope,
 } from '@agent-memory/shared';
 import { PaymentProtocol } from '../billing/payment-protocol';
+import { GATEWAY_OPTIONS, type GatewayOptions } from '../gateway.options';
+import { POLICY_NAMES } from '../rate-limit/rate-limit.service';
 import type { RouteKindOptions } from '../http/route-kinds';
 import { type JsonSchema, jsonSchemaOf, SchemaComponents } from './json-schemas';
 import { errorsOf, rateLimitPolicies, rateLimitText, SECURITY_SCHEMES, securityOf } from './operation-rules';
@@ -50,7 +53,10 @@ const ERROR_TEXT: Record<ErrorCode, string> = {
 
 const HEADERS = {
   RateLimit: { description: 'Remaining quota of each policy that counted the request: `"agent";r=97;t=42, ...` (IETF httpapi ratelimit-headers draft).', schema: { type: 'string' } },
-  RateLimitPolicy: { description: 'The policies that counted the request: `"agent";q=100;w=60, "record-write";q=30;w=60`.', schema: { type: 'string' } },
+  RateLimitPolicy: {
+    description: `The policies that counted the request: \`"${POLICY_NAMES.agent}";q=${RATE_LIMITS.agentPerMinute};w=${RATE_LIMITS.windowSeconds}, "${POLICY_NAMES.recordWrite}";q=${RATE_LIMITS.recordWritesPerMinute};w=${RATE_LIMITS.windowSeconds}\`.`,
+    schema: { type: 'string' },
+  },
   RetryAfter: { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 1 } },
   WwwAuthenticate: { description: 'The `Payment` challenge (price, currency, recipient, expiry) to pay with `Authorization: Payment <credential>`; absent when the payment is being reconciled.', schema: { type: 'string' } },
   PaymentReceipt: { description: 'The receipt of a settled `Payment` credential.', schema: { type: 'string' } },
@@ -69,6 +75,11 @@ export interface PaymentDiscovery {
   decimals: number;
 }
 
+/** What of the deployment's configuration the document states besides payment: the per-client limit of calls without an agent (`RATE_LIMIT_ANONYMOUS_PER_MINUTE`). */
+export interface DeploymentLimits {
+  anonymousPerMinute: number;
+}
+
 /**
  * The OpenAPI 3.1 document of the gateway (docs/api.md, "The OpenAPI contract"), built from the running
  * application: every `/api/v1` route of its Nest controllers ({@link routeTable}) with its request (the
@@ -76,17 +87,23 @@ export interface PaymentDiscovery {
  * inside the `{ success: true, data }` envelope), every error its route kind implies (the failure
  * envelope with the code), the security schemes of its kind, the rate-limit and payment headers, and
  * for paid operations the MPP discovery extension `x-payment-info` (price in the payment token's base
- * units). The price and the token come from `libs/shared/src/prices.ts` and the app's payment options.
+ * units). The price and the token come from `libs/shared/src/prices.ts` and the app's payment options;
+ * the per-client limit of calls without an agent from the app's gateway options.
  * @throws Error naming the route when an API route has no route kind or no `@Returns`, or a path
  *   parameter has no known id schema.
  */
 export function buildOpenApiDocument(app: INestApplicationContext): OpenApiDocument {
   const payments = app.get(PaymentProtocol, { strict: false }).describe();
-  return openApiDocumentOf(routeTable(app), { method: payments.method, intent: payments.intent, currency: payments.currency, decimals: payments.decimals });
+  const { anonymousPerMinute } = app.get<symbol, GatewayOptions>(GATEWAY_OPTIONS, { strict: false });
+  return openApiDocumentOf(
+    routeTable(app),
+    { method: payments.method, intent: payments.intent, currency: payments.currency, decimals: payments.decimals },
+    { anonymousPerMinute },
+  );
 }
 
-/** {@link buildOpenApiDocument} from a route table and the payment parameters (no application needed). */
-export function openApiDocumentOf(routes: readonly RouteEntry[], payment: PaymentDiscovery): OpenApiDocument {
+/** {@link buildOpenApiDocument} from a route table, the payment parameters and the deployment's limits (no application needed). */
+export function openApiDocumentOf(routes: readonly RouteEntry[], payment: PaymentDiscovery, limits: DeploymentLimits): OpenApiDocument {
   const components = new SchemaComponents();
   const paths: OpenApiDocument['paths'] = {};
   const tags = new Set<string>();
@@ -95,7 +112,7 @@ export function openApiDocumentOf(routes: readonly RouteEntry[], payment: Paymen
     if (!route.kind) throw new Error(`OpenAPI: ${route.handlerName} (${route.method.toUpperCase()} ${route.path}) has no route kind`);
     if (!route.returns) throw new Error(`OpenAPI: ${route.handlerName} (${route.method.toUpperCase()} ${route.path}) has no @Returns(schema, { summary })`);
     tags.add(route.tag);
-    (paths[route.path] ??= {})[route.method] = operationOf(route, route.kind, components, payment);
+    (paths[route.path] ??= {})[route.method] = operationOf(route, route.kind, components, payment, limits);
   }
   for (const code of Object.keys(HTTP_STATUS_BY_CODE) as ErrorCode[]) components.schemas[failureName(code)] = failureSchema(code);
   return {
@@ -117,7 +134,7 @@ export function openApiDocumentOf(routes: readonly RouteEntry[], payment: Paymen
   };
 }
 
-function operationOf(route: RouteEntry, kind: RouteKindOptions, components: SchemaComponents, payment: PaymentDiscovery): OpenApiOperation {
+function operationOf(route: RouteEntry, kind: RouteKindOptions, components: SchemaComponents, payment: PaymentDiscovery, limits: DeploymentLimits): OpenApiOperation {
   const returns = route.returns!;
   const price = kind.kind === 'record' ? kind.options.price : undefined;
   const limited = rateLimitPolicies(kind).length > 0;
@@ -144,7 +161,7 @@ function operationOf(route: RouteEntry, kind: RouteKindOptions, components: Sche
   const operation: OpenApiOperation = {
     operationId: route.handlerName.replace('Controller.', '_'),
     summary: returns.summary,
-    description: descriptionOf(kind, returns.description, price),
+    description: descriptionOf(kind, returns.description, price, limits),
     tags: [route.tag],
     security: securityOf(kind),
     parameters: [...pathParameters(route), ...queryParameters(route)],
@@ -170,11 +187,11 @@ function paymentInfo(operation: PaidOperation, payment: PaymentDiscovery): Recor
   };
 }
 
-function descriptionOf(kind: RouteKindOptions, text: string | undefined, price: PaidOperation | undefined): string {
+function descriptionOf(kind: RouteKindOptions, text: string | undefined, price: PaidOperation | undefined, limits: DeploymentLimits): string {
   const lines = [text ?? ''];
   lines.push(price ? `Price: ${formatUsd(PRICE_LIST_MICRO_USD[price])} USD per successful call, from the balance or with \`Authorization: Payment\` (see \`x-payment-info\`).` : 'Free.');
-  const limits = rateLimitText(kind);
-  if (limits) lines.push(`Rate limits: ${limits}.`);
+  const rateLimits = rateLimitText(kind, limits.anonymousPerMinute);
+  if (rateLimits) lines.push(`Rate limits: ${rateLimits}.`);
   return lines.filter(Boolean).join('\n\n');
 }
 

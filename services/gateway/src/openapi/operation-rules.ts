@@ -89,13 +89,17 @@ export function rateLimitPolicies(route: RouteKindOptions): string[] {
   }
 }
 
-/** Plain-language limits of a route for its description: `100 requests/min per agent; 30 writes/min per record`. */
-export function rateLimitText(route: RouteKindOptions): string {
+/**
+ * Plain-language limits of a route for its description: `100 requests/min per agent; 30 writes/min per record`.
+ * The fixed limits come from `RATE_LIMITS` (libs/shared); the per-client limit of calls without an agent is the
+ * deployment's (`anonymousPerMinute`, from `RATE_LIMIT_ANONYMOUS_PER_MINUTE`; docs/api.md, "Rate limits").
+ */
+export function rateLimitText(route: RouteKindOptions, anonymousPerMinute: number): string {
   const text: Record<string, string> = {
     [POLICY_NAMES.agent]: route.kind === 'human' ? `${RATE_LIMITS.agentPerMinute} requests/min per human session` : `${RATE_LIMITS.agentPerMinute} requests/min per agent`,
     [POLICY_NAMES.recordWrite]: `${RATE_LIMITS.recordWritesPerMinute} writes/min per record`,
     [POLICY_NAMES.recordQuery]: `${RATE_LIMITS.recordQueriesPerMinute} queries/min per record`,
-    [POLICY_NAMES.anonymous]: 'RATE_LIMIT_ANONYMOUS_PER_MINUTE (default 100) requests/min per client address',
+    [POLICY_NAMES.anonymous]: `${anonymousPerMinute} requests/min per client address`,
   };
   return rateLimitPolicies(route)
     .map((policy) => text[policy])

@@ -40,8 +40,13 @@ const API_TAGS = 'swagger/apiUseTags';
  * classes, route kind, `@Returns`), in module and declaration order. Call after `NestFactory.create`.
  */
 export function routeTable(app: INestApplicationContext): RouteEntry[] {
+  return routeTableOf(app.get(ModulesContainer));
+}
+
+/** {@link routeTable} from Nest's module container (injectable as `ModulesContainer`, e.g. by a controller). */
+export function routeTableOf(modules: ModulesContainer): RouteEntry[] {
   const controllers = new Set<ControllerClass>();
-  for (const module of app.get(ModulesContainer).values()) {
+  for (const module of modules.values()) {
     for (const wrapper of module.controllers.values()) if (typeof wrapper.metatype === 'function') controllers.add(wrapper.metatype as ControllerClass);
   }
   return [...controllers].flatMap(routesOf);
