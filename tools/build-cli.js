@@ -6,28 +6,37 @@
 // temporary directory and renamed into place, so a CLI starting meanwhile never reads half a file.
 // A failed or impossible build (tsup absent, e.g. `npm install --omit=dev`; no sources yet, as in the
 // Docker image's dependency layer, which installs with package manifests and tools/ only) is reported
-// and does not fail the install: bin/agent-memory.js then runs the TypeScript source.
+// and does not fail the install. bin/agent-memory.js then runs the TypeScript source through
+// @swc-node/register when that dev dependency is installed; without it (`--omit=dev`) the bin says how
+// to build the bundle and exits 2, so build it where the dev dependencies are: `node tools/build-cli.js`.
+// `--out <file>` builds (always) into that file instead, e.g. a test's own bundle (it must lie inside the
+// repository, so the bundle's external requires find node_modules); run it with AGENT_MEMORY_CLI_BUNDLE.
 const { mkdirSync, mkdtempSync, renameSync, rmSync, utimesSync } = require('node:fs');
-const { join } = require('node:path');
+const { dirname, join, resolve } = require('node:path');
 
 const repoRoot = join(__dirname, '..');
 const cliRoot = join(repoRoot, 'clients', 'cli');
+
+const outIndex = process.argv.indexOf('--out');
+const outFile = outIndex === -1 ? undefined : resolve(process.argv[outIndex + 1]);
 
 async function main() {
   let state;
   let tsup;
   try {
     state = require(join(cliRoot, 'bin', 'bundle-state.js'));
-    if (!process.argv.includes('--force') && state.bundleIsCurrent()) return;
+    if (outFile === undefined && !process.argv.includes('--force') && state.bundleIsCurrent()) return;
     tsup = require('tsup');
   } catch {
     console.warn('agent-memory CLI: sources or tsup missing, skipping the bundle (the CLI runs from source)');
+    if (outFile !== undefined) process.exitCode = 1;
     return;
   }
   // the bundle is dated when its build started: a source edited during the build stays newer than it
   const started = new Date();
-  mkdirSync(join(cliRoot, 'dist'), { recursive: true });
-  const temp = mkdtempSync(join(cliRoot, 'dist', '.build-'));
+  const target = outFile ?? state.bundle;
+  mkdirSync(dirname(target), { recursive: true });
+  const temp = mkdtempSync(join(dirname(target), '.build-'));
   try {
     await tsup.build({
       entry: { main: join(cliRoot, 'src', 'main.ts') },
@@ -43,12 +52,17 @@ async function main() {
       silent: true,
     });
     utimesSync(join(temp, 'main.js'), started, started);
-    renameSync(join(temp, 'main.js'), state.bundle);
+    renameSync(join(temp, 'main.js'), target);
   } finally {
     rmSync(temp, { recursive: true, force: true });
   }
 }
 
 main().catch((error) => {
+  if (outFile !== undefined) {
+    console.error(`agent-memory CLI: bundle ${outFile} not built: ${error instanceof Error ? error.message : String(error)}`);
+    process.exitCode = 1;
+    return;
+  }
   console.warn(`agent-memory CLI: bundle not built (${error instanceof Error ? error.message : String(error)}); the CLI runs from source`);
 });

@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AgentMemory } from '@agent-memory/client';
@@ -89,17 +90,22 @@ describe('agent-memory export and import', () => {
     expect(await snapshot(imported.recordId)).toEqual(sourceSnapshot);
   });
 
-  it('a rerun changes nothing and charges nothing: complete by its checkpoint, and with --restart every write is an idempotent replay', async () => {
+  it('a rerun of a finished import does nothing (its checkpoint); --restart is a new run that writes again what was forgotten since', async () => {
     const checkpoint = JSON.parse(readFileSync(`${exported()}.import-checkpoint`, 'utf8'));
-    expect(checkpoint).toMatchObject({ complete: true });
+    expect(checkpoint).toMatchObject({ complete: true, runId: expect.stringMatching(/^[0-9a-f]{32}$/) });
     const target = checkpoint.recordId as string;
     const charged = await usageEntries();
 
     const again = await cli.json(['import', exported(), '--create-record']);
     expect(again).toMatchObject({ recordId: target, written: 0, alreadyComplete: true });
+    expect(await usageEntries()).toBe(charged);
+
+    // the user forgets a memory within the 24 h of the first run's idempotency keys: a restart must
+    // write it again, not replay the first run's answer
+    await sdk.memories.forget(target, { path: 'ops/deploy-key' });
     const restart = await cli.json(['import', exported(), '--record', target, '--restart']);
     expect(restart).toMatchObject({ recordId: target, written: MEMORIES.length + FILES.length });
-    expect(await usageEntries()).toBe(charged);
+    expect(JSON.parse(readFileSync(`${exported()}.import-checkpoint`, 'utf8')).runId).not.toBe(checkpoint.runId);
     expect(await snapshot(target)).toEqual(sourceSnapshot);
   });
 
@@ -189,4 +195,39 @@ describe('agent-memory export and import', () => {
     expect(run.stderr).toMatch(/^error: INVALID_INPUT: line 3: path: /m);
     expect(await usageEntries()).toBe(charged);
   });
+
+  it('an export stopped in the files phase resumes after the last file it wrote, by path: a file added meanwhile shifts nothing', async () => {
+    const init = await cli.json(['init', '--profile', 'files', '--base-url', server.url, '--name', 'files', '--environment', 'test']);
+    const config = JSON.parse(readFileSync(join(cli.configDir, 'agent-memory', 'config.json'), 'utf8'));
+    const owner = new AgentMemory({ baseUrl: server.url, apiKey: config.profiles.files.apiKey });
+    for (const f of FILES) await owner.files.write(init.recordId, f);
+    const output = join(cli.home, 'files-interrupted.jsonl');
+    let reads = 0;
+    const holding = await startProxy(server.url, (req) => (req.url?.includes('/read?') && ++reads === 2 ? 'hold' : 'forward'));
+    const child = cli.spawn(['export', '-o', output, '--profile', 'files', '--base-url', holding.url]);
+    const exited = new Promise((resolve) => child.on('exit', resolve));
+    while (reads < 2) await new Promise((resolve) => setTimeout(resolve, 50));
+    child.kill('SIGKILL');
+    await exited;
+    await holding.close();
+    const firstPath = [...FILES].map((f) => f.path).sort()[0];
+    expect(JSON.parse(readFileSync(`${output}.checkpoint`, 'utf8'))).toMatchObject({ version: 2, phase: 'files', files: 1, lastFilePath: firstPath });
+
+    // an output shorter than its checkpoint says is refused, not appended to
+    const damaged = join(cli.home, 'files-damaged.jsonl');
+    writeFileSync(damaged, readFileSync(output).subarray(0, 10));
+    writeFileSync(`${damaged}.checkpoint`, readFileSync(`${output}.checkpoint`));
+    const refused = await cli.run(['export', '-o', damaged, '--profile', 'files']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('shorter than the');
+    expect(readFileSync(damaged, 'utf8')).toHaveLength(10);
+
+    // a file that sorts before the resume point appears meanwhile: by position, the first file would be written twice
+    await owner.files.write(init.recordId, { path: 'a/added-meanwhile.md', content: 'new' });
+    const resumed = await cli.run(['export', '-o', output, '--profile', 'files', '--json']);
+    expect(resumed.code).toBe(0);
+    const files = dataLines(output).map((l) => JSON.parse(l)).filter((l) => l.kind === 'file');
+    expect(files.map((f) => f.path)).toEqual([...FILES].map((f) => f.path).sort());
+    for (const f of files) expect(f.contentHash).toBe(`sha256:${createHash('sha256').update(f.content, 'utf8').digest('hex')}`);
+  }, 120_000);
 });

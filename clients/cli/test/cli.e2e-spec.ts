@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { LocalPaymentSettlement, startStandaloneServer, type TestServer } from '@agent-memory/test-support';
 import { BIN, CliHarness } from './cli.fixture';
@@ -176,13 +176,25 @@ describe('agent-memory records and files', () => {
 });
 
 describe('the bin', () => {
+  // A bundle this suite built and names with AGENT_MEMORY_CLI_BUNDLE: whether dist/main.js is current
+  // depends on every source's mtime, which any edit during the run changes (the bin then, rightly, runs
+  // the source), so the start-up test must not depend on it.
+  let ownBundleDir: string;
+  let ownBundle: string;
+  beforeAll(() => {
+    ownBundleDir = mkdtempSync(join(__dirname, '..', 'dist', '.e2e-'));
+    ownBundle = join(ownBundleDir, 'main.js');
+    execFileSync(process.execPath, [join(__dirname, '..', '..', '..', 'tools', 'build-cli.js'), '--out', ownBundle], { stdio: 'inherit' });
+  }, 120_000);
+  afterAll(() => rmSync(ownBundleDir, { recursive: true, force: true }));
+
   it('starts --help without loading the SDK, zod, viem or the table and progress libraries (start-up time)', () => {
     const trace = join(cli.home, 'trace-modules.js');
     writeFileSync(trace, "process.on('exit', () => process.stderr.write(JSON.stringify(Object.keys(require.cache))));\n");
-    const run = spawnSync(process.execPath, [BIN, '--help'], { env: cli.env({ NODE_OPTIONS: `--require ${trace}` }), encoding: 'utf8' });
+    const run = spawnSync(process.execPath, [BIN, '--help'], { env: cli.env({ NODE_OPTIONS: `--require ${trace}`, AGENT_MEMORY_CLI_BUNDLE: ownBundle }), encoding: 'utf8' });
     expect(run.status).toBe(0);
     const loaded = JSON.parse(run.stderr) as string[];
-    expect(loaded.some((path) => path.endsWith(join('clients', 'cli', 'dist', 'main.js')))).toBe(true);
+    expect(loaded).toContain(ownBundle);
     for (const heavy of ['zod', 'viem', 'mppx', 'cli-table3', 'cli-progress', '@swc-node']) {
       expect(loaded.filter((path) => path.includes(`${join('node_modules', heavy)}${'/'}`))).toEqual([]);
     }
@@ -192,5 +204,17 @@ describe('the bin', () => {
     const help = execFileSync(process.execPath, [BIN, '--help'], { env: { ...cli.env(), AGENT_MEMORY_CLI_FROM_SOURCE: '1' }, encoding: 'utf8' });
     expect(help).toContain('Usage: agent-memory');
     expect(help).toContain('import [options] <file>');
+  });
+
+  it('without a bundle and without @swc-node/register (npm install --omit=dev) says how to build, exit 2', () => {
+    // the bin and bundle-state.js alone in a tree with no bundle and no node_modules
+    const bare = join(cli.home, 'bare', 'clients', 'cli', 'bin');
+    mkdirSync(bare, { recursive: true });
+    for (const file of ['agent-memory.js', 'bundle-state.js']) copyFileSync(join(__dirname, '..', 'bin', file), join(bare, file));
+    const run = spawnSync(process.execPath, [join(bare, 'agent-memory.js'), '--help'], { env: cli.env(), cwd: cli.home, encoding: 'utf8' });
+    expect(run.status).toBe(2);
+    expect(run.stderr).toContain('@swc-node/register');
+    expect(run.stderr).toContain(join('tools', 'build-cli.js'));
+    expect(run.stderr).not.toContain('MODULE_NOT_FOUND');
   });
 });

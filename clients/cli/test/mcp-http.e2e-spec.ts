@@ -8,7 +8,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { LIMITS } from '@agent-memory/shared';
 import { startStandaloneServer, type TestServer } from '@agent-memory/test-support';
-import { serveMcpHttp, type McpHttpServer } from '../src/mcp/http';
+import { MAX_MCP_BODY_BYTES, serveMcpHttp, type McpHttpServer } from '../src/mcp/http';
 import { sdkMemoryApi } from '../src/mcp/sdk-memory-api';
 import { MemoryTools } from '../src/mcp/tools';
 import { call, checkListedTools, exerciseTools, freshAgent } from './mcp.fixture';
@@ -170,8 +170,60 @@ describe('the HTTP edge', () => {
   });
 
   it('answers an unknown agent key as a tool error UNAUTHORIZED, not a crash', async () => {
-    const client = await connect('amk_test_unknownunknownunknown');
+    const client = await connect(`amk_test_${'unknown'.repeat(6)}x`);
     const result = await call(client, 'list_records', {});
     expect(result).toMatchObject({ isError: true, structured: { error: { code: 'UNAUTHORIZED' } } });
   });
+
+  /** Sends headers (and `body`, if any) without ending the request; answers the status, or 'closed' when the socket closed without one. */
+  const partialRequest = (url: string, headers: Record<string, string>, body = '') =>
+    new Promise<{ status: number | 'closed'; headers: Record<string, unknown>; req: ReturnType<typeof request> }>((resolve) => {
+      const req = request(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers } });
+      req.on('response', (res) => {
+        res.resume();
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, req });
+      });
+      req.on('error', () => resolve({ status: 'closed', headers: {}, req }));
+      req.flushHeaders();
+      if (body) req.write(body);
+    });
+
+  it('refuses a Bearer value that is not an agent key with 401 before reading the body', async () => {
+    const started = Date.now();
+    const answer = await partialRequest(mcp.url, { authorization: `Bearer ${'x'.repeat(64)}`, 'content-length': String(MAX_MCP_BODY_BYTES) }, '{');
+    answer.req.destroy();
+    expect(answer.status).toBe(401);
+    expect(Date.now() - started).toBeLessThan(5000);
+  });
+
+  it('refuses a Content-Length over the limit with 413 before reading the body', async () => {
+    const { agentKey } = await freshAgent(server.url);
+    const answer = await partialRequest(mcp.url, { authorization: `Bearer ${agentKey}`, 'content-length': String(MAX_MCP_BODY_BYTES + 1) }, '{');
+    answer.req.destroy();
+    expect(answer.status).toBe(413);
+    expect(answer.headers.connection).toBe('close');
+  });
+
+  it('answers 503 with Retry-After beyond the requests in flight it allows, and 408 to a request never finished', async () => {
+    const small = await serveMcpHttp({ port: 0, maxInFlight: 1, requestTimeoutMs: 1500, toolsFor: (apiKey) => new MemoryTools(sdkMemoryApi({ baseUrl: server.url, apiKey })) });
+    try {
+      const { agentKey } = await freshAgent(server.url);
+      const auth = { authorization: `Bearer ${agentKey}` };
+      // the first request sends half its body and stalls: it holds the only slot
+      const stalled = partialRequest(small.url, { ...auth, 'content-length': '1000' }, '{"jsonrpc":');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const busy = await fetch(small.url, { method: 'POST', headers: { ...auth, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify(initialize) });
+      expect(busy.status).toBe(503);
+      expect(busy.headers.get('retry-after')).toBe('1');
+      const started = Date.now();
+      const timedOut = await stalled;
+      expect([408, 'closed']).toContain(timedOut.status);
+      expect(Date.now() - started).toBeLessThan(5000);
+      // the slot is free again
+      const after = await fetch(small.url, { method: 'POST', headers: { ...auth, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify(initialize) });
+      expect(after.status).toBe(200);
+    } finally {
+      await small.close();
+    }
+  }, 30_000);
 });

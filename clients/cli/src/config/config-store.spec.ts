@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync, chmodSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync, chmodSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, ConfigStore, configPath } from './config-store';
@@ -29,6 +29,18 @@ describe('ConfigStore', () => {
     loose.write({ version: 1, defaultProfile: 'default', profiles: {} });
     expect(statSync(path).mode & 0o777).toBe(0o600);
     expect(loose.permissionWarning()).toBeUndefined();
+  });
+
+  it('writes through a fresh temporary file: a symlink planted at the old fixed temporary name is not followed', () => {
+    const path = join(dir, 'config.json');
+    const victim = join(dir, 'victim.txt');
+    writeFileSync(victim, 'untouched');
+    symlinkSync(victim, `${path}.${process.pid}.tmp`);
+    new ConfigStore(path).updateProfile('default', { apiKey: 'amk_test_secret' });
+    expect(readFileSync(victim, 'utf8')).toBe('untouched');
+    expect(JSON.parse(readFileSync(path, 'utf8')).profiles.default.apiKey).toBe('amk_test_secret');
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    expect(readdirSync(dir).filter((name) => name.endsWith('.tmp') && name !== `config.json.${process.pid}.tmp`)).toEqual([]);
   });
 
   it('merges profile changes; the first profile becomes the default, later ones only when asked', () => {

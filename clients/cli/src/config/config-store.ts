@@ -1,4 +1,5 @@
-import { chmodSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { closeSync, fchmodSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 
@@ -75,10 +76,24 @@ export class ConfigStore {
   write(config: ConfigFile): void {
     const dir = dirname(this.path);
     mkdirSync(dir, { recursive: true, mode: CONFIG_DIR_MODE });
-    const temp = `${this.path}.${process.pid}.tmp`;
-    writeFileSync(temp, `${JSON.stringify(config, null, 2)}\n`, { mode: CONFIG_FILE_MODE, flag: 'w' });
-    chmodSync(temp, CONFIG_FILE_MODE);
-    renameSync(temp, this.path);
+    // a fresh, unguessable temporary name created exclusively ('wx'): never follows a file or symlink
+    // planted at that name, and is born with mode 0600 (chmod again in case the umask narrowed it)
+    const temp = `${this.path}.${process.pid}.${randomBytes(8).toString('hex')}.tmp`;
+    const fd = openSync(temp, 'wx', CONFIG_FILE_MODE);
+    try {
+      writeFileSync(fd, `${JSON.stringify(config, null, 2)}\n`);
+      fchmodSync(fd, CONFIG_FILE_MODE);
+      closeSync(fd);
+      renameSync(temp, this.path);
+    } catch (error) {
+      try {
+        closeSync(fd);
+      } catch {
+        // already closed
+      }
+      rmSync(temp, { force: true });
+      throw error;
+    }
   }
 
   /** Merges `changes` into profile `name` (created if absent) and writes the file. */

@@ -25,11 +25,20 @@ describe('checkHostAndOrigin (DNS rebinding)', () => {
 });
 
 describe('bearerKey', () => {
+  const key = `amk_test_${'a1B2c3'.repeat(7)}x`;
   it('reads the agent key of Authorization: Bearer, else refuses with 401', () => {
-    expect(bearerKey({ authorization: 'Bearer amk_test_abc' })).toEqual({ key: 'amk_test_abc' });
-    expect(bearerKey({ authorization: 'bearer  amk_test_abc ' })).toEqual({ key: 'amk_test_abc' });
+    expect(bearerKey({ authorization: `Bearer ${key}` })).toEqual({ key });
+    expect(bearerKey({ authorization: `bearer  ${key} ` })).toEqual({ key });
+    expect(bearerKey({ authorization: `Bearer ${key.replace('amk_test_', 'amk_live_')}` })).toEqual({ key: key.replace('amk_test_', 'amk_live_') });
+    expect(bearerKey({ authorization: `Bearer ${key.replace('amk_', 'acme_')}` })).toMatchObject({ key: expect.any(String) });
     for (const authorization of [undefined, '', 'Bearer', 'Bearer a b', 'Basic dXNlcjpwYXNz', 'Payment abc']) {
       expect(bearerKey({ authorization })).toMatchObject({ status: 401 });
+    }
+  });
+
+  it('refuses with 401 what is not of the agent key shape, before any body is read', () => {
+    for (const notAKey of ['amk_test_abc', `amk_prod_${key.slice(9)}`, `${key}a`, `amk_test_${'-'.repeat(43)}`, 'x'.repeat(10_000), `amk_session_${key.slice(9)}`]) {
+      expect(bearerKey({ authorization: `Bearer ${notAKey}` })).toMatchObject({ status: 401, message: expect.stringContaining('no agent key') });
     }
   });
 });

@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import { KEY_ENVIRONMENTS } from '@agent-memory/shared';
 
 /** Host names a loopback-bound server answers to by default (the SDK's `localhostHostValidation` list). */
 export const LOOPBACK_HOSTNAMES = ['localhost', '127.0.0.1', '[::1]'] as const;
@@ -51,11 +52,21 @@ export function checkHostAndOrigin(
 }
 
 /**
+ * The shape of an agent key (docs/api.md, "Authentication"; docs/authentication.md, "Agent keys"):
+ * `<prefix>_<environment>_<secret>`, the prefix `amk` by default (an operator may set another of 2–16
+ * lowercase letters and digits), the environment `live` or `test`, the secret 43 base62 characters.
+ * The service checks the key itself; this only refuses, before any body is read, what cannot be one.
+ */
+export const AGENT_KEY_SHAPE = new RegExp(`^[a-z][a-z0-9]{1,15}_(?:${KEY_ENVIRONMENTS.join('|')})_[0-9A-Za-z]{43}$`);
+
+/**
  * The caller's agent key from `Authorization: Bearer <agent key>` (docs/api.md, "Authentication"), or a
- * 401 refusal: every HTTP request of the MCP server acts as the agent whose key it carries, never another.
+ * 401 refusal, also for a value not of the agent key shape ({@link AGENT_KEY_SHAPE}): every HTTP request
+ * of the MCP server acts as the agent whose key it carries, never another.
  */
 export function bearerKey(headers: IncomingHttpHeaders): { key: string } | Refusal {
   const match = /^Bearer +([^\s]+) *$/i.exec(headers.authorization ?? '');
   if (match?.[1] === undefined) return { status: 401, message: 'Authorization: Bearer <agent key> is required' };
+  if (!AGENT_KEY_SHAPE.test(match[1])) return { status: 401, message: 'Authorization: Bearer carries no agent key (amk_live_… or amk_test_…)' };
   return { key: match[1] };
 }

@@ -16,6 +16,7 @@ export function mcpCommand(): Command {
     .option('--host <address>', 'address to bind with --http (default 127.0.0.1: this machine only)')
     .option('--allowed-hosts <names>', 'with --http: comma-separated host names accepted in the Host header (default: localhost, 127.0.0.1, [::1] when bound to loopback)')
     .option('--allowed-origins <origins>', 'with --http: comma-separated browser origins accepted besides the allowed hosts')
+    .option('--max-in-flight <n>', 'with --http: requests handled at once; more are answered 503 with Retry-After (default 8)')
     .option('-r, --record <recordId>', 'stdio: the record the tools use when a call names none (env AGENT_MEMORY_RECORD; default: the profile\'s record)')
     .action(async (options: McpCommandOptions, command: Command) => {
       const globals = command.optsWithGlobals<GlobalOptions>();

@@ -1,6 +1,7 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { commandContext, requireApiKey, type GlobalOptions } from '../config/context';
 import { CliError } from '../output/errors';
+import { intOption } from '../sdk';
 import { serveMcpHttp, type McpHttpServer } from './http';
 import { createMcpServer } from './mcp-server';
 import { sdkMemoryApi } from './sdk-memory-api';
@@ -16,6 +17,8 @@ export interface McpCommandOptions {
   allowedHosts?: string;
   /** Comma-separated browser origins accepted with `--http`. */
   allowedOrigins?: string;
+  /** Requests handled at once with `--http` (default 8); more get 503. */
+  maxInFlight?: string;
   /** Default record of the tools (stdio only). */
   record?: string;
 }
@@ -63,6 +66,7 @@ export async function serveHttp(globals: GlobalOptions, options: McpCommandOptio
     host: options.host,
     allowedHosts: list(options.allowedHosts),
     allowedOrigins: list(options.allowedOrigins),
+    maxInFlight: intOption('--max-in-flight', options.maxInFlight, 1, 1000),
     toolsFor: (apiKey) => new MemoryTools(sdkMemoryApi({ baseUrl: ctx.baseUrl, apiKey })),
   });
   ctx.out.notice(`agent-memory MCP server (Streamable HTTP) at ${server.url}, for the service at ${ctx.baseUrl}; each request acts as the agent of its Authorization: Bearer key. Ctrl-C stops it.`);

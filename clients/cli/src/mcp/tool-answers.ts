@@ -34,6 +34,7 @@ export function errorAnswer(error: ToolError): ToolAnswer {
   return { content: [{ type: 'text', text: `${error.code}: ${error.message}${wait}${id}` }], structuredContent: { error: { ...error } }, isError: true };
 }
 
+/** `Remembered mem_… (type) at path. Summary: …`: the id and path to recall or forget it by; the memory as structured content. */
 export function rememberAnswer(memory: RememberResponse): ToolAnswer {
   return answer(`Remembered ${memory.id} (${memory.type}) at ${memory.path}. Summary: ${memory.summary}`, memory);
 }
@@ -47,6 +48,7 @@ export function recallAnswer(query: string, result: RecallResponse): ToolAnswer 
   return answer(`${result.count} ${result.count === 1 ? 'memory' : 'memories'} for ${JSON.stringify(query)}, best first:\n${lines.join('\n')}`, result);
 }
 
+/** `Forgot the memory at path; …`: the path deleted, and `{ deleted, path }` as structured content. */
 export function forgetAnswer(result: ForgetResponse): ToolAnswer {
   return answer(`Forgot the memory at ${result.path}; it no longer appears in recall or context.`, result);
 }
@@ -67,6 +69,7 @@ export function readFileAnswer(file: ReadFileResponse): ToolAnswer {
   return answer(file.content, file);
 }
 
+/** `Wrote path (sha256:…).`: the path and the new content hash, and `{ path, contentHash }` as structured content. */
 export function writeFileAnswer(result: WriteFileResponse): ToolAnswer {
   return answer(`Wrote ${result.path} (${result.contentHash}).`, result);
 }

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 
 /**
@@ -19,8 +20,9 @@ export class Checkpoint<T extends object> {
 
   /** Saves `state` atomically. */
   save(state: T): void {
-    const temp = `${this.path}.tmp`;
-    writeFileSync(temp, `${JSON.stringify(state)}\n`, { mode: 0o600 });
+    // exclusive create of a fresh name: never follows a file or symlink planted at the temporary name
+    const temp = `${this.path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+    writeFileSync(temp, `${JSON.stringify(state)}\n`, { mode: 0o600, flag: 'wx' });
     renameSync(temp, this.path);
   }
 

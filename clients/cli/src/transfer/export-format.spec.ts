@@ -1,13 +1,19 @@
-import { fileLine, headerLine, importIdempotencyKey, memoryLine, parseExportLine } from './export-format';
+import { createHash } from 'node:crypto';
+import { fileLine, headerLine, importIdempotencyKey, memoryLine, newImportRunId, parseExportLine } from './export-format';
 
 describe('export format (JSON Lines)', () => {
   it('round-trips header, memory and file lines', () => {
     const lines = [
       headerLine('rec_1', 'notes', new Date('2026-11-25T00:00:00Z')),
       memoryLine({ id: 'mem_1', path: 'ops/key', type: 'fact', content: 'a fact', summary: 'a fact', createdAt: '2026-11-25T00:00:00.000Z', updatedAt: '2026-11-25T00:00:00.000Z' }),
-      fileLine({ path: 'docs/a.md', content: '', contentHash: 'sha256:e3b0' }),
+      fileLine({ path: 'docs/a.md', content: '' }),
     ];
     lines.forEach((line, i) => expect(parseExportLine(JSON.stringify(line), i + 1)).toEqual(line));
+  });
+
+  it("carries the content hash of the content it holds (the read's), as the service computes it", () => {
+    expect(fileLine({ path: 'docs/a.md', content: '' }).contentHash).toBe('sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855');
+    expect(fileLine({ path: 'docs/a.md', content: 'é' }).contentHash).toBe(`sha256:${createHash('sha256').update(Buffer.from([0xc3, 0xa9])).digest('hex')}`);
   });
 
   it.each([
@@ -21,14 +27,20 @@ describe('export format (JSON Lines)', () => {
     expect(() => parseExportLine(text, 4)).toThrow(message);
   });
 
-  it('derives the same idempotency key from the same line, and a different one from any change', () => {
+  it('derives the same idempotency key from the same line in the same run, and a different one from any change or another run', () => {
     const line = memoryLine({ path: 'a', type: 'fact', content: 'x' });
-    const key = importIdempotencyKey(line);
-    expect(key).toMatch(/^import-v1-[0-9a-f]{64}$/);
-    expect(importIdempotencyKey({ ...line, id: 'mem_other', createdAt: 'later' })).toBe(key);
-    expect(importIdempotencyKey({ ...line, content: 'y' })).not.toBe(key);
-    expect(importIdempotencyKey({ ...line, type: 'skill' })).not.toBe(key);
-    expect(importIdempotencyKey({ ...line, path: 'b' })).not.toBe(key);
-    expect(importIdempotencyKey(fileLine({ path: 'a', content: 'x' }))).not.toBe(key);
+    const run = newImportRunId();
+    const key = importIdempotencyKey(line, run);
+    expect(key).toMatch(/^import-v2-[0-9a-f]{64}$/);
+    expect(importIdempotencyKey({ ...line, id: 'mem_other', createdAt: 'later' }, run)).toBe(key);
+    expect(importIdempotencyKey({ ...line, content: 'y' }, run)).not.toBe(key);
+    expect(importIdempotencyKey({ ...line, type: 'skill' }, run)).not.toBe(key);
+    expect(importIdempotencyKey({ ...line, path: 'b' }, run)).not.toBe(key);
+    expect(importIdempotencyKey(fileLine({ path: 'a', content: 'x' }), run)).not.toBe(key);
+    // a new run (--restart, a fresh import) writes again instead of replaying the previous run's answers
+    const other = newImportRunId();
+    expect(other).toMatch(/^[0-9a-f]{32}$/);
+    expect(other).not.toBe(run);
+    expect(importIdempotencyKey(line, other)).not.toBe(key);
   });
 });

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { FileContentSchema, MemoryContentSchema, MemoryTypeSchema, StoragePathSchema, type MemoryType } from '@agent-memory/shared';
 import { CliError } from '../output/errors';
@@ -57,9 +57,13 @@ export function memoryLine(memory: { id?: string; path: string; type: MemoryType
   return { kind: 'memory', path: memory.path, type: memory.type, content: memory.content, id: memory.id, summary: memory.summary, createdAt: memory.createdAt, updatedAt: memory.updatedAt };
 }
 
-/** A file line. */
-export function fileLine(file: { path: string; content: string; contentHash?: string }): FileLine {
-  return { kind: 'file', path: file.path, content: file.content, contentHash: file.contentHash };
+/**
+ * A file line. Its `contentHash` is computed from the content it carries (`sha256:<hex>` of the UTF-8
+ * bytes, the service's `contentHash`, docs/api.md "Files"), never taken from a listing that may be older
+ * than the read.
+ */
+export function fileLine(file: { path: string; content: string }): FileLine {
+  return { kind: 'file', path: file.path, content: file.content, contentHash: `sha256:${createHash('sha256').update(file.content, 'utf8').digest('hex')}` };
 }
 
 /**
@@ -84,12 +88,21 @@ export function parseExportLine(text: string, lineNumber: number): ExportLine {
 }
 
 /**
- * The idempotency key of an import line: `import-v1-` and the SHA-256 of what the write sends (kind,
- * path, type, content). The same line always gets the same key, so an import run again (after a crash,
- * a lost answer, or on purpose) is answered from the first write and neither writes nor charges twice
- * (docs/api.md, "Idempotency keys": scoped to the record, kept 24 h); two different lines never share a key.
+ * The idempotency key of an import line: `import-v2-` and the SHA-256 of the import run's `runId` (a
+ * random nonce kept in the import checkpoint) and what the write sends (kind, path, type, content).
+ * Within one run the same line always gets the same key, so a run resumed after a crash or a lost answer
+ * is answered from the first write and neither writes nor charges twice (docs/api.md, "Idempotency keys":
+ * scoped to the record, kept 24 h). A new run (a first import, `--restart`, an input changed after a
+ * finished import) has a new `runId`, so its writes really write: memories forgotten or changed since
+ * the last run are written again instead of being answered from that run's replay. Two different lines
+ * never share a key.
  */
-export function importIdempotencyKey(line: MemoryLine | FileLine): string {
-  const what = line.kind === 'memory' ? [line.kind, line.path, line.type, line.content] : [line.kind, line.path, line.content];
-  return `import-v1-${createHash('sha256').update(JSON.stringify(what)).digest('hex')}`;
+export function importIdempotencyKey(line: MemoryLine | FileLine, runId: string): string {
+  const what = line.kind === 'memory' ? [runId, line.kind, line.path, line.type, line.content] : [runId, line.kind, line.path, line.content];
+  return `import-v2-${createHash('sha256').update(JSON.stringify(what)).digest('hex')}`;
+}
+
+/** A fresh `runId` for {@link importIdempotencyKey}: 128 random bits, hex. */
+export function newImportRunId(): string {
+  return randomBytes(16).toString('hex');
 }

@@ -6,14 +6,16 @@ import { CliError } from '../output/errors';
 import { formatDuration } from '../output/output';
 import { openClient } from '../sdk';
 import { Checkpoint } from './checkpoint';
-import { importIdempotencyKey, parseExportLine, type FileLine, type HeaderLine, type MemoryLine } from './export-format';
+import { importIdempotencyKey, newImportRunId, parseExportLine, type FileLine, type HeaderLine, type MemoryLine } from './export-format';
 import { WritePacer, retryWrite, type WaitListener } from './pacer';
 import { createProgress, EtaEstimator } from './progress';
 
-/** What `<input>.import-checkpoint` holds: which input (size and time) went into which record, and how far. */
+/** What `<input>.import-checkpoint` holds: which input (size and time) went into which record, in which run, and how far. */
 export interface ImportState {
   version: 1;
   recordId: string;
+  /** The run's nonce in every idempotency key ({@link importIdempotencyKey}): kept by a resume, new for a new run. Absent in checkpoints of older CLIs. */
+  runId?: string;
   size: number;
   mtimeMs: number;
   /** Lines of the input done (the header included). */
@@ -54,10 +56,14 @@ async function scan(path: string): Promise<{ header: HeaderLine; memories: numbe
 /**
  * `agent-memory import <file>`: writes every memory (at its path, with its type) and file of an export
  * into a record (`--record`, the profile's, or a new one with `--create-record`).
- * - Idempotent: each write carries the idempotency key of its line (./export-format.ts), so a repeated
- *   write is answered from the first and charges nothing (docs/api.md, "Idempotency keys").
- * - Resumable: `<file>.import-checkpoint` records the target record and the lines done, saved after
- *   every write; a rerun continues after them, and a finished import does nothing when run again.
+ * - Idempotent within a run: each write carries the idempotency key of its line and of the run's
+ *   `runId` (./export-format.ts), so a write repeated by a resumed run is answered from the first and
+ *   charges nothing (docs/api.md, "Idempotency keys").
+ * - Resumable: `<file>.import-checkpoint` records the target record, the run and the lines done, saved
+ *   after every write; a rerun continues after them with the same `runId`. A finished import run again
+ *   does nothing, by its checkpoint (and writes nothing). `--restart`, a lost checkpoint, or an input
+ *   changed after a finished import start a new run with a new `runId`: every line is written (and
+ *   charged) again, so memories forgotten or changed in the record since are restored.
  * - Rate limits: writes are paced to 30 a minute per record (docs/api.md, "Rate limits"), announced
  *   with the least time it takes; a 429 waits out `Retry-After`; a network error or 500 is retried with
  *   the same key. Progress bar and ETA on stderr (plain lines when stderr is not a terminal).
@@ -69,8 +75,9 @@ export async function importRecord(ctx: CommandContext, file: string, opts: { re
   const checkpoint = new Checkpoint<ImportState>(`${file}.import-checkpoint`);
   let state = opts.restart ? undefined : checkpoint.load();
   if (state && (state.size !== size || state.mtimeMs !== mtimeMs)) {
-    ctx.out.notice(`${file} changed since ${checkpoint.path} was written: going through it again (lines already written are not written twice)`);
-    state = { ...state, size, mtimeMs, linesDone: 0, itemsDone: 0, complete: false };
+    // an unfinished run goes on (its lines already written are replays); after a finished one this is a new run
+    ctx.out.notice(`${file} changed since ${checkpoint.path} was written: going through it again${state.complete ? '' : ' (lines already written are not written twice)'}`);
+    state = { ...state, size, mtimeMs, linesDone: 0, itemsDone: 0, runId: state.complete ? newImportRunId() : state.runId, complete: false };
   }
   if (state && opts.record !== undefined && opts.record !== state.recordId) state = undefined;
   const client = await openClient(ctx, { retries: 0 });
@@ -81,7 +88,7 @@ export async function importRecord(ctx: CommandContext, file: string, opts: { re
       recordId = (await client.records.create({ name })).id;
       ctx.out.notice(`Created record ${recordId} (${name}) for the import.`);
     } else recordId = requireRecord(ctx, opts.record);
-    state = { version: 1, recordId, size, mtimeMs, linesDone: 0, itemsDone: 0, complete: false };
+    state = { version: 1, recordId, runId: newImportRunId(), size, mtimeMs, linesDone: 0, itemsDone: 0, complete: false };
     checkpoint.save(state);
   } else if (!state.complete) {
     ctx.out.notice(`Resuming the import into ${state.recordId} after line ${state.linesDone} (${checkpoint.path}).`);
@@ -93,6 +100,11 @@ export async function importRecord(ctx: CommandContext, file: string, opts: { re
     return;
   }
 
+  if (state.runId === undefined) {
+    state.runId = newImportRunId();
+    checkpoint.save(state);
+  }
+  const runId = state.runId;
   const pacer = new WritePacer();
   const remaining = total - state.itemsDone;
   ctx.out.notice(
@@ -116,7 +128,7 @@ export async function importRecord(ctx: CommandContext, file: string, opts: { re
       const line = parseExportLine(text, n);
       if (line.kind !== 'header') {
         await pacer.take(onWait);
-        await writeLine(client, recordId, line, onWait);
+        await writeLine(client, recordId, line, runId, onWait);
         written += 1;
         done += 1;
         current.itemsDone = done;
@@ -135,9 +147,9 @@ export async function importRecord(ctx: CommandContext, file: string, opts: { re
   ctx.out.result({ recordId, input: file, written, memories, files, alreadyComplete: false }, () => `Imported ${memories} memories and ${files} files into ${recordId} (${written} writes this run).`);
 }
 
-/** One write of a line, with its idempotency key, retried by {@link retryWrite}. */
-async function writeLine(client: Awaited<ReturnType<typeof openClient>>, recordId: string, line: MemoryLine | FileLine, onWait: WaitListener): Promise<void> {
-  const idempotencyKey = importIdempotencyKey(line);
+/** One write of a line, with its idempotency key in run `runId`, retried by {@link retryWrite}. */
+async function writeLine(client: Awaited<ReturnType<typeof openClient>>, recordId: string, line: MemoryLine | FileLine, runId: string, onWait: WaitListener): Promise<void> {
+  const idempotencyKey = importIdempotencyKey(line, runId);
   await retryWrite(async () => {
     if (line.kind === 'memory') await client.memories.remember(recordId, { content: line.content, type: line.type, path: line.path }, { idempotencyKey });
     else await client.files.write(recordId, { path: line.path, content: line.content }, { idempotencyKey });
