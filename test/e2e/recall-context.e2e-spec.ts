@@ -8,7 +8,7 @@ import { type E2eServer, startE2eServer } from '@agent-memory/test-support';
  *
  * How a borrowed word is seen through the API: recall with `types` = the successor's type only, so the
  * successor is the only candidate and its `similarity` is (cos + 1)/2 with a keyword match and
- * 0.8·(cos + 1)/2 without (hybrid-ranking.ts). A control record holds the same successor without the
+ * 0.8·(cos + 1)/2 without (hybrid-ranking.ts); the query is M's made-up word alone. A control record holds the same successor without the
  * forgotten memory: equal similarities to 1e-6 mean equal cosines and equal keyword matches, i.e. the
  * successor's entry holds nothing of the forgotten memory.
  */
@@ -22,9 +22,10 @@ beforeAll(async () => {
 afterAll(() => server?.close({ removeData: true }));
 
 /** Only M holds this word (a made-up one: no other memory or model vocabulary shares its stem). */
-const QUERY = 'zorblaxian marmalade';
+const QUERY = 'zorblaxian';
 const M = { content: 'Which zorblaxian marmalade did the caterer bring to the picnic last week?', type: 'episode', path: 'turns/m' };
-const S = { content: 'It was the bitter orange one from the little shop near the harbour.', type: 'fact', path: 'turns/s' };
+/** About the same thing as M (neighbours lend only above a cosine of 0.5, recall/contextual-index.ts), without M's word. */
+const S = { content: 'The caterer brought the bitter orange marmalade to the picnic last week.', type: 'fact', path: 'turns/s' };
 const M_REPLACED = { content: 'What did the caterer bring to the picnic last week?', type: 'episode', path: 'turns/m' };
 
 async function record(): Promise<{ key: string; base: string }> {

@@ -61,6 +61,8 @@ export interface LockedMemory {
   id: string;
   contentHash: string;
   embedderId: string;
+  /** The memory's place in its record's write order. */
+  createdAt: Date;
 }
 
 /** What enrichment writes: the refined type and summary of the version `contentHash`, and the vector's embedder. */
@@ -70,6 +72,8 @@ export interface EnrichmentWrite {
   type: MemoryType;
   summary: string;
   embedderId: string;
+  /** Predecessors that `writeVector` is given (contextual indexing); 0 or absent: none read. */
+  contextDepth?: number;
 }
 
 /** Outcome of a write guarded by a row lock: done, the memory is gone (forgotten), or its content changed. */
@@ -127,8 +131,11 @@ export abstract class MemoryRepository implements PurgeTaskTable<PurgeTask> {
    * of `writeVector`; nothing is written then.
    */
   abstract saveRemember(w: RememberWrite, respond: (id: string) => unknown, writeVector?: (id: string, neighbours: MemoryNeighbours) => Promise<void>): Promise<string>;
-  /** Sets the refined type and summary if the memory still exists at version `w.contentHash`. */
-  abstract applyEnrichment(w: EnrichmentWrite, writeVector?: () => Promise<void>): Promise<GuardedWriteOutcome>;
+  /**
+   * Sets the refined type and summary if the memory still exists at version `w.contentHash`, after
+   * `writeVector` (given the memory's predecessors up to `w.contextDepth`, locked; no successors).
+   */
+  abstract applyEnrichment(w: EnrichmentWrite, writeVector?: (neighbours: MemoryNeighbours) => Promise<void>): Promise<GuardedWriteOutcome>;
   /** Memories whose vectors another embedder made, in id order after `cursor`, at most `limit`. */
   abstract listOtherEmbedder(embedderId: string, limit: number, cursor?: string): Promise<MemoryRow[]>;
   /** Whether any memory has a vector of another embedder than `embedderId`. */

@@ -160,16 +160,21 @@ export class PrismaMemoryRepository implements MemoryRepository {
 
   /**
    * Enrichment, metadata side, in one transaction: locks the row (`FOR UPDATE`), and only if it still
-   * exists at version `contentHash` runs `writeVector` (if given) and sets type, summary and embedder id.
+   * exists at version `contentHash` runs `writeVector` (if given, with the memory's predecessors up to
+   * `w.contextDepth`, locked `FOR SHARE`) and sets type, summary and embedder id.
    * `updatedAt` is kept: the memory's content did not change. A forgotten memory is never written back
    * ('gone'), and an enrichment of an older version never overwrites a newer one ('changed').
    */
-  async applyEnrichment(w: EnrichmentWrite, writeVector?: () => Promise<void>): Promise<GuardedWriteOutcome> {
+  async applyEnrichment(w: EnrichmentWrite, writeVector?: (neighbours: MemoryNeighbours) => Promise<void>): Promise<GuardedWriteOutcome> {
     return this.prisma.$transaction(async (tx) => {
       const [locked] = await lockMemories(tx, [w.id]);
       if (!locked) return 'gone';
       if (locked.contentHash !== w.contentHash) return 'changed';
-      if (writeVector) await writeVector();
+      if (writeVector) {
+        // Only the memory's own entry changes (its type): its successors' entries do not depend on it.
+        const { before } = await neighboursOf(tx, locked.recordId, w.id, locked.createdAt, w.contextDepth ?? 0);
+        await writeVector({ createdAt: locked.createdAt, before, after: [] });
+      }
       await tx.memory.update({ where: { id: w.id }, data: { type: w.type, summary: w.summary, embedderId: w.embedderId } });
       return 'applied';
     }, VECTOR_WRITE_TRANSACTION);
@@ -279,10 +284,10 @@ export class PrismaMemoryRepository implements MemoryRepository {
  * two lockers never deadlock) and returns what it found; absent ids are left out. Forget's delete of a
  * locked row waits until the transaction ends (PostgreSQL row locks).
  */
-async function lockMemories(tx: Prisma.TransactionClient, ids: readonly string[]): Promise<LockedMemory[]> {
+async function lockMemories(tx: Prisma.TransactionClient, ids: readonly string[]): Promise<(LockedMemory & { recordId: string })[]> {
   if (ids.length === 0) return [];
-  return tx.$queryRaw<LockedMemory[]>`
-    SELECT id, content_hash AS "contentHash", embedder_id AS "embedderId"
+  return tx.$queryRaw<(LockedMemory & { recordId: string })[]>`
+    SELECT id, record_id AS "recordId", content_hash AS "contentHash", embedder_id AS "embedderId", created_at AS "createdAt"
     FROM "memory"."memories" WHERE id = ANY(${[...ids]}::text[]) ORDER BY id FOR UPDATE`;
 }
 

@@ -2,6 +2,8 @@ import { dot } from '../embedding/vector-math';
 import { contextDepth, contextOf, contextualEntry, DEFAULT_CONTEXT, NO_CONTEXT, type ContextSource } from './contextual-index';
 
 const T0 = Date.parse('2026-11-25T10:00:00Z');
+/** The default weights and gap without the similarity gate (the sources below are orthogonal). */
+const UNGATED = { ...DEFAULT_CONTEXT, minSimilarity: -1 };
 
 function source(seconds: number, axis: number, terms: Record<number, number>, recordId = 'rec_a'): ContextSource {
   const dense = new Float32Array(4);
@@ -17,20 +19,20 @@ describe('contextualEntry (contextual indexing)', () => {
   const third = source(70, 3, { 5: 1 });
 
   it('adds the previous memory\'s terms at 0.5 and the one before at 0.25, and no deeper', () => {
-    const entry = contextualEntry(self, [previous, beforeThat, third], DEFAULT_CONTEXT);
+    const entry = contextualEntry(self, [previous, beforeThat, third], UNGATED);
     expect(entry.sparse.indices).toEqual([1, 2, 3, 4]);
     expect(entry.sparse.values).toEqual([1, 2 + 0.5 * 1, 0.5 * 2, 0.25 * 4]);
   });
 
   it('blends the dense vector as normalise(own + 0.5 · previous + 0.25 · the one before)', () => {
-    const { dense } = contextualEntry(self, [previous, beforeThat], DEFAULT_CONTEXT);
+    const { dense } = contextualEntry(self, [previous, beforeThat], UNGATED);
     const norm = Math.hypot(1, 0.5, 0.25);
     expect(Array.from(dense).map((x) => Number(x.toFixed(6)))).toEqual([1 / norm, 0.5 / norm, 0.25 / norm, 0].map((x) => Number(x.toFixed(6))));
     expect(dot(dense, dense)).toBeCloseTo(1, 6);
   });
 
   it('cuts the context at a time gap longer than gapSeconds between consecutive memories', () => {
-    const options = { ...DEFAULT_CONTEXT, gapSeconds: 15 };
+    const options = { ...UNGATED, gapSeconds: 15 };
     // 10 s to the previous one (kept), 10 s more to the one before (kept).
     expect(contextOf(self, [previous, beforeThat], options)).toEqual([previous, beforeThat]);
     // 20 s between the previous memory and the one before it: only the previous one counts.
@@ -45,8 +47,20 @@ describe('contextualEntry (contextual indexing)', () => {
 
   it('never borrows across a record boundary', () => {
     const foreign = source(95, 1, { 7: 1 }, 'rec_b');
-    expect(contextOf(self, [foreign, previous], DEFAULT_CONTEXT)).toEqual([]);
-    expect(contextOf(self, [previous, foreign], DEFAULT_CONTEXT)).toEqual([previous]);
+    expect(contextOf(self, [foreign, previous], UNGATED)).toEqual([]);
+    expect(contextOf(self, [previous, foreign], UNGATED)).toEqual([previous]);
+  });
+
+  it('borrows only from a neighbour similar enough to the memory after it (cosine ≥ minSimilarity), stopping at the first that is not', () => {
+    const unit = (x: number, y: number) => Float32Array.from([x, y, 0, 0]);
+    const near = { ...previous, dense: unit(0.8, 0.6) }; // cosine 0.8 with self
+    const far = { ...previous, dense: unit(0, 1) }; // cosine 0 with self
+    const nearNear = { ...beforeThat, dense: unit(0.6, 0.8) }; // cosine 0.96 with `near`, 0.6 with self
+    expect(DEFAULT_CONTEXT.minSimilarity).toBeGreaterThan(0);
+    expect(contextOf(self, [near, nearNear], DEFAULT_CONTEXT)).toEqual([near, nearNear]);
+    expect(contextOf(self, [far, nearNear], DEFAULT_CONTEXT)).toEqual([]);
+    expect(contextOf(self, [near, { ...beforeThat, dense: unit(-0.6, 0.8) }], DEFAULT_CONTEXT)).toEqual([near]);
+    expect(contextualEntry(self, [far], DEFAULT_CONTEXT).sparse).toBe(self.sparse);
   });
 
   it('with context off, the entry is the memory\'s own and the depth is 0', () => {

@@ -7,6 +7,7 @@ import { MemoryRepository, type GuardedWriteOutcome } from '../persistence/memor
 import { embedDocument } from '../recall/document-embedding';
 import { encodeKeywords } from '../recall/keyword-encoder';
 import { VECTOR_INDEX, type VectorIndex } from '../vector-index/vector-index.port';
+import { ContextualIndexer } from './contextual-indexer';
 
 /** What one enrichment did: written, nothing to change, or skipped because the memory is gone or changed. */
 export type EnrichOutcome = GuardedWriteOutcome | 'unchanged' | 'superseded';
@@ -44,6 +45,7 @@ export class EnrichMemoryUseCase {
     @Inject(VECTOR_INDEX) private readonly index: VectorIndex,
     @Inject(BLOB_STORE) private readonly blobs: BlobStore,
     @Inject(JOB_QUEUE) private readonly jobs: JobQueue,
+    @Optional() private readonly contextual?: ContextualIndexer,
   ) {}
 
   /** Whether an enricher is configured. */
@@ -98,10 +100,15 @@ export class EnrichMemoryUseCase {
       return this.repository.applyEnrichment({ id: row.id, contentHash: row.contentHash, type, summary, embedderId: row.embedderId });
     }
     // The type is in the vector payload (recall filters by it): write the point again with the new type.
+    // With contextual indexing the entry is blended with the memory's predecessors again, as remember wrote it.
     const dense = await embedDocument(this.embedder, content, { scope: row.recordId });
-    const point = { id: row.id, tenant: row.recordId, dense, sparse: encodeKeywords(content), payload: { type } };
-    return this.repository.applyEnrichment({ id: row.id, contentHash: row.contentHash, type, summary, embedderId: this.embedder.id }, () =>
-      this.index.upsert([point]),
+    const sparse = encodeKeywords(content);
+    const contextual = this.contextual;
+    const contextDepth = contextual?.depth ?? 0;
+    return this.repository.applyEnrichment({ id: row.id, contentHash: row.contentHash, type, summary, embedderId: this.embedder.id, contextDepth }, (neighbours) =>
+      contextual && contextDepth > 0
+        ? contextual.write({ id: row.id, recordId: row.recordId, type, dense, sparse }, neighbours)
+        : this.index.upsert([{ id: row.id, tenant: row.recordId, dense, sparse, payload: { type } }]),
     );
   }
 }
