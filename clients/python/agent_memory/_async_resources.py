@@ -5,6 +5,7 @@ billing. ``_async_resources.py`` is generated from this file by ``tools/generate
 from __future__ import annotations
 
 import base64
+import builtins
 from typing import Any, AsyncIterator, Literal
 
 from ._core import RequestSpec, idempotency_key, segment
@@ -121,7 +122,7 @@ class AsyncRecordsApi:
         """``GET /records/{recordId}``."""
         return await self._t.request(RequestSpec("GET", _at(record_id), "agent", idempotent=True))
 
-    async def update(self, record_id: str, *, name: str | None = None, tags: list[str] | None = None, category: str | None = None, parent_record_id: str | None = _UNSET) -> Record:
+    async def update(self, record_id: str, *, name: str | None = None, tags: builtins.list[str] | None = None, category: str | None = None, parent_record_id: str | None = _UNSET) -> Record:
         """``PATCH /records/{recordId}``: the fields given; ``parent_record_id=None`` detaches the record."""
         body = _some(name=name, tags=tags, category=category)
         if parent_record_id is not _UNSET:

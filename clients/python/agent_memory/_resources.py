@@ -3,6 +3,7 @@ billing. ``_async_resources.py`` is generated from this file by ``tools/generate
 from __future__ import annotations
 
 import base64
+import builtins
 from typing import Any, Iterator, Literal
 
 from ._core import RequestSpec, idempotency_key, segment
@@ -119,7 +120,7 @@ class RecordsApi:
         """``GET /records/{recordId}``."""
         return self._t.request(RequestSpec("GET", _at(record_id), "agent", idempotent=True))
 
-    def update(self, record_id: str, *, name: str | None = None, tags: list[str] | None = None, category: str | None = None, parent_record_id: str | None = _UNSET) -> Record:
+    def update(self, record_id: str, *, name: str | None = None, tags: builtins.list[str] | None = None, category: str | None = None, parent_record_id: str | None = _UNSET) -> Record:
         """``PATCH /records/{recordId}``: the fields given; ``parent_record_id=None`` detaches the record."""
         body = _some(name=name, tags=tags, category=category)
         if parent_record_id is not _UNSET:

@@ -110,7 +110,8 @@ def error_from_response(status: int, headers: Mapping[str, str], body: Any) -> A
     code = error.get("code") if isinstance(error, dict) else None
     if code not in CLASS_BY_CODE:
         code = _CODE_BY_STATUS.get(status, "INTERNAL_ERROR")
-    message = error.get("message") if isinstance(error, dict) and isinstance(error.get("message"), str) else f"HTTP {status} without an error envelope"
+    text = error.get("message") if isinstance(error, dict) else None
+    message = text if isinstance(text, str) else f"HTTP {status} without an error envelope"
     details: dict[str, Any] = {"body": body}
     challenge = headers.get("www-authenticate")
     if challenge and challenge.lstrip().lower().startswith("payment "):

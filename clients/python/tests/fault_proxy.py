@@ -1,5 +1,6 @@
 """A forwarding HTTP proxy in front of the real server that injects faults, for the retry tests:
-``synthetic_429`` answers the next N requests with 429 and ``Retry-After: 1`` without forwarding them;
+``synthetic_429`` answers the next N requests with 429 and ``Retry-After: 1`` without forwarding them,
+``synthetic_503`` the next N with 503 (a proxy's page, not the envelope);
 ``drop_after_forward`` forwards the next N requests matching a path suffix to the server, then closes
 the connection without answering (a lost answer). ``seen`` lists (method, path, body) of every request."""
 from __future__ import annotations
@@ -17,6 +18,7 @@ class FaultProxy:
         self.upstream = urlsplit(upstream)
         self.seen: list[tuple[str, str, bytes]] = []
         self.synthetic_429 = 0
+        self.synthetic_503 = 0
         self.drop_after_forward = 0
         self.drop_suffix = ""
         proxy = self
@@ -29,6 +31,12 @@ class FaultProxy:
                 length = int(self.headers.get("content-length") or 0)
                 body = self.rfile.read(length) if length else b""
                 proxy.seen.append((self.command, self.path, body))
+                if proxy.synthetic_503 > 0:
+                    proxy.synthetic_503 -= 1
+                    self.send_response(503)
+                    self.send_header("content-length", "0")
+                    self.end_headers()
+                    return
                 if proxy.synthetic_429 > 0:
                     proxy.synthetic_429 -= 1
                     payload = b'{"success":false,"error":{"code":"RATE_LIMITED","message":"injected"}}'

@@ -26,16 +26,19 @@ ARGUMENTS: dict[str, object] = {"agent_id": "agt_placeholder", "key_id": "key_pl
 
 def test_models_are_generated_from_the_servers_document(openapi: dict) -> None:
     expected = generate_models.render(openapi)
-    actual = (PACKAGE / "models.py").read_text(encoding="utf-8")
-    assert actual == expected, "agent_memory/models.py differs from the server's /openapi.json: run tools/generate_models.py <server>/openapi.json > agent_memory/models.py"
+    actual = {path.name: path.read_text(encoding="utf-8") for path in (PACKAGE / "models").glob("*.py")}
+    assert actual.keys() == expected.keys()
+    for name, text in expected.items():
+        assert actual[name] == text, f"agent_memory/models/{name} differs from the server's /openapi.json: run tools/generate_models.py <server>/openapi.json"
     assert set(SCHEMAS) == set(openapi["components"]["schemas"])
 
 
 def test_a_field_added_on_the_server_changes_the_models(openapi: dict) -> None:
     changed = json.loads(json.dumps(openapi))
     changed["components"]["schemas"]["Agent"]["properties"]["newField"] = {"type": "string"}
-    assert "    newField: NotRequired[str]" in generate_models.render(changed)
-    assert generate_models.render(changed) != (PACKAGE / "models.py").read_text(encoding="utf-8")
+    rendered = generate_models.render(changed)
+    assert "    newField: NotRequired[str]" in rendered["_accounts.py"]
+    assert rendered["_accounts.py"] != (PACKAGE / "models" / "_accounts.py").read_text(encoding="utf-8")
 
 
 def test_async_namespaces_are_generated_from_the_sync_ones() -> None:

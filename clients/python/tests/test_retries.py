@@ -9,7 +9,7 @@ import time
 import httpx
 import pytest
 
-from agent_memory import AgentMemory, AgentMemoryNetworkError, RateLimitedError, RetryPolicy
+from agent_memory import AgentMemory, AgentMemoryNetworkError, InternalError, RateLimitedError, RetryPolicy
 from fault_proxy import FaultProxy
 
 FAST = RetryPolicy(base_delay=0.01)
@@ -22,6 +22,18 @@ def test_a_429_is_waited_out_for_retry_after_then_repeated(base_url: str, agent:
         assert client.records.get(agent["recordId"])["id"] == agent["recordId"]
         assert time.monotonic() - started >= 1.0
         assert len(proxy.seen) == 2
+
+
+def test_a_503_is_repeated_for_safe_calls_only(base_url: str, agent: dict) -> None:
+    with FaultProxy(base_url) as proxy, AgentMemory(proxy.url, api_key=agent["agentKey"], retry=FAST) as client:
+        proxy.synthetic_503 = 2
+        assert client.agents.get()["id"] == agent["agentId"]  # a read: 503, 503, then the answer
+        assert len(proxy.seen) == 3
+        proxy.synthetic_503 = 1
+        with pytest.raises(InternalError) as caught:
+            client.records.create("not repeated")  # a write without an idempotency key
+        assert (caught.value.code, caught.value.status) == ("INTERNAL_ERROR", 503)
+        assert len(proxy.seen) == 4
 
 
 def test_a_lost_remember_is_repeated_with_the_same_key_one_memory_one_charge(base_url: str, client: AgentMemory, agent: dict) -> None:

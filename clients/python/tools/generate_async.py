@@ -1,6 +1,6 @@
 """Generates the async namespaces (``_async_resources.py``, ``_async_humans.py``) from the sync ones, so
 the two clients cannot drift: every method becomes ``async def`` awaiting the transport, iterators become
-async iterators, classes get the ``Async`` prefix. ``tests/test_models.py`` fails when a generated file is
+async iterators, classes get the ``Async`` prefix. ``tests/test_generated.py`` fails when a generated file is
 stale. Usage: ``python3 tools/generate_async.py`` (from ``clients/python``)."""
 from __future__ import annotations
 
