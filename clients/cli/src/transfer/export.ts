@@ -6,7 +6,7 @@ import { formatDuration } from '../output/output';
 import { intOption, openClient } from '../sdk';
 import { Checkpoint } from './checkpoint';
 import { fileLine, headerLine, memoryLine } from './export-format';
-import { WritePacer, retryWrite, type WaitListener } from './pacer';
+import { systemClock, WritePacer, retryWrite, type Clock, type WaitListener } from './pacer';
 import { createProgress, EtaEstimator } from './progress';
 
 /**
@@ -60,20 +60,10 @@ export async function exportRecord(ctx: CommandContext, opts: { record?: string;
   }
   if (!state && existsSync(opts.output) && !opts.force) throw new CliError(`${opts.output} exists; pass --force to overwrite it`);
   const client = await openClient(ctx, { retries: 0 });
-  const agentPacer = new WritePacer(RATE_LIMITS.agentPerMinute);
-  const queryPacer = new WritePacer(RATE_LIMITS.recordQueriesPerMinute);
   const notice = ctx.out.notice.bind(ctx.out);
-  const onAgentWait: WaitListener = (ms, reason) => {
-    if (ms >= 1000) notice(waitNotice(ms, reason, `${RATE_LIMITS.agentPerMinute} requests a minute per agent`));
-  };
-  const onQueryWait: WaitListener = (ms, reason) => {
-    if (ms >= 1000) notice(waitNotice(ms, reason, `${RATE_LIMITS.recordQueriesPerMinute} listing pages a minute per record`));
-  };
-  const call: Call = async (request, kind = 'request') => {
-    if (kind === 'listing') await queryPacer.take(onQueryWait);
-    await agentPacer.take(onAgentWait);
-    return retryWrite(request, { onWait: onAgentWait });
-  };
+  const call = pacedCall((ms, reason, limit) => {
+    if (ms >= 1000) notice(waitNotice(ms, reason, limit));
+  });
 
   let fd: number;
   if (!state) {
@@ -124,7 +114,27 @@ export async function exportRecord(ctx: CommandContext, opts: { record?: string;
 
 type Client = Awaited<ReturnType<typeof openClient>>;
 /** Sends one request within the pacing; `listing` pages also count against the per-record query limit. */
-type Call = <T>(request: () => Promise<T>, kind?: 'listing' | 'request') => Promise<T>;
+export type Call = <T>(request: () => Promise<T>, kind?: 'listing' | 'request') => Promise<T>;
+
+/**
+ * The export's requests, paced to both limits that apply (docs/api.md, "Rate limits"): every request to
+ * the per-agent {@link RATE_LIMITS.agentPerMinute} a minute, and listing pages (list memories, list
+ * files: kind `listing`) also to the per-record {@link RATE_LIMITS.recordQueriesPerMinute} queries a
+ * minute; a 429 or a failure is waited out by {@link retryWrite}. `onWait` gets each wait with the limit
+ * it keeps to, in words.
+ */
+export function pacedCall(onWait: (ms: number, reason: Parameters<WaitListener>[1], limit: string) => void, clock: Clock = systemClock): Call {
+  const windowMs = RATE_LIMITS.windowSeconds * 1000;
+  const agentPacer = new WritePacer(RATE_LIMITS.agentPerMinute, windowMs, clock);
+  const queryPacer = new WritePacer(RATE_LIMITS.recordQueriesPerMinute, windowMs, clock);
+  const agentLimit = `${RATE_LIMITS.agentPerMinute} requests a minute per agent`;
+  const queryLimit = `${RATE_LIMITS.recordQueriesPerMinute} listing pages a minute per record`;
+  return async (request, kind = 'request') => {
+    if (kind === 'listing') await queryPacer.take((ms, reason) => onWait(ms, reason, queryLimit));
+    await agentPacer.take((ms, reason) => onWait(ms, reason, agentLimit));
+    return retryWrite(request, { onWait: (ms, reason) => onWait(ms, reason, agentLimit), clock });
+  };
+}
 
 /**
  * The files phase: counts the files first (free metadata pages) for the progress bar, then reads and
