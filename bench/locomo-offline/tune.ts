@@ -37,6 +37,7 @@ import {
   SNOWBALL_STOP_WORDS,
 } from '@agent-memory/memory';
 import { USE_LITE_DIMENSION, USE_LITE_ID, embedWithCache } from './embeddings-cache';
+import { Bm25Variant } from './bm25-variants';
 import { expandQuery, FEEDBACK_DEFAULTS, reciprocalRankFusion } from './experiments';
 import { loadLocomo, type Conversation } from './locomo-data';
 
@@ -64,6 +65,13 @@ interface QuestionRef {
   rawVector: Float32Array;
   /** Embedding of `denseQueryText(question)`. */
   vector: Float32Array;
+}
+
+/** How `candidates` departs from the service's hybridSearch: keyword hits without exact cosines, RM3, other BM25 parameters. */
+interface Variant {
+  exactCosines?: boolean;
+  rm3?: boolean;
+  bm25?: Bm25Variant;
 }
 
 interface Row {
@@ -129,11 +137,18 @@ async function buildIndex(name: string, conversations: readonly Conversation[], 
   await index.close();
 }
 
-/** Opens a built index with the given BM25 parameters (query-time only: no rebuild needed). */
-async function openIndex(name: string, bm25: Bm25Parameters): Promise<EmbeddedVectorIndex> {
-  const index = new EmbeddedVectorIndex({ directory: dirOf(name), bm25 });
+/** Opens a built index (its keyword search uses the service's DEFAULT_BM25). */
+async function openIndex(name: string): Promise<EmbeddedVectorIndex> {
+  const index = new EmbeddedVectorIndex({ directory: dirOf(name) });
   await index.open(DESCRIPTOR);
   return index;
+}
+
+/** BM25 with other parameters than the service's, over every turn encoded with `encoder` (bm25-variants.ts). */
+function bm25Of(conversations: readonly Conversation[], encoder: KeywordEncoder, params: Bm25Parameters): Bm25Variant {
+  const bm25 = new Bm25Variant(params);
+  for (const c of conversations) for (const turn of c.turns) bm25.add(c.sampleId, turn.diaId, encoder.encodeKeywords(turn.content));
+  return bm25;
 }
 
 /** Runs `rank` for every question; returns the table row with the p50 latency of `rank`. */
@@ -186,12 +201,11 @@ async function main(): Promise<void> {
   const [defaultName, encoder] = encoders[0];
   const rows1: Row[] = [];
   for (const [name, variant] of encoders) {
-    await buildIndex(name, conversations, turnVectors, variant);
-    const index = await openIndex(name, TEXTBOOK_BM25);
-    rows1.push(await measure(`BM25: ${name}`, questions, (q) => index.searchSparse(variant.encodeQuery(q.question), { tenant: q.tenant, limit: LIMIT })));
-    await index.close();
+    const bm25 = bm25Of(conversations, variant, TEXTBOOK_BM25);
+    rows1.push(await measure(`BM25: ${name}`, questions, async (q) => bm25.search(q.tenant, variant.encodeQuery(q.question), LIMIT)));
   }
-  printTable('1. Keyword encoding, BM25 alone (k1 = 1.2, b = 0.75)', rows1);
+  printTable('1. Keyword encoding, BM25 alone (k1 = 1.2, b = 0.75; in-memory BM25 of bm25-variants.ts, so p50 is not the index\'s)', rows1);
+  await buildIndex(defaultName, conversations, turnVectors, encoder);
 
   // ---- 2. BM25 parameters, service encoding
   const rows2: Row[] = [];
@@ -205,15 +219,14 @@ async function main(): Promise<void> {
     { k1: 1.5, b: 0.75 },
     { k1: 1.2, b: 1.0 },
   ]) {
-    const index = await openIndex(defaultName, bm25);
-    rows2.push(await measure(`BM25 k1 = ${bm25.k1}, b = ${bm25.b}`, questions, (q) => index.searchSparse(encoder.encodeQuery(q.question), { tenant: q.tenant, limit: LIMIT })));
-    await index.close();
+    const variant = bm25Of(conversations, encoder, bm25);
+    rows2.push(await measure(`BM25 k1 = ${bm25.k1}, b = ${bm25.b}`, questions, async (q) => variant.search(q.tenant, encoder.encodeQuery(q.question), LIMIT)));
   }
-  printTable('2. BM25 parameters (service encoding), BM25 alone', rows2);
+  printTable('2. BM25 parameters (service encoding), BM25 alone (in-memory BM25 of bm25-variants.ts)', rows2);
 
   // ---- 3. dense alone and fusions
   const chosenBm25 = DEFAULT_BM25;
-  const index = await openIndex(defaultName, chosenBm25);
+  const index = await openIndex(defaultName);
   const rows3: Row[] = [];
   const denseOnly = (vectorOf: (q: QuestionRef, i: number) => Float32Array) => {
     let i = 0;
@@ -227,10 +240,13 @@ async function main(): Promise<void> {
    * Dense + sparse candidates as `hybridSearch` gathers them (exact cosines for keyword-only hits unless
    * `exactCosines` is false), optionally with the keyword search re-run on an RM3-expanded query.
    */
-  const candidates = async (q: QuestionRef, vector: Float32Array, depth: number, variant: { exactCosines?: boolean; rm3?: boolean } = {}): Promise<HybridCandidates> => {
+  const candidates = async (q: QuestionRef, vector: Float32Array, depth: number, variant: Variant = {}): Promise<HybridCandidates> => {
     const search = { tenant: q.tenant, limit: depth };
     const keywords = encoder.encodeQuery(q.question);
-    const [dense, firstSparse] = await Promise.all([index.searchDense(vector, search), index.searchSparse(keywords, search)]);
+    const [dense, firstSparse] = await Promise.all([
+      index.searchDense(vector, search),
+      variant.bm25 ? Promise.resolve(variant.bm25.search(q.tenant, keywords, depth)) : index.searchSparse(keywords, search),
+    ]);
     let sparse = firstSparse;
     if (variant.rm3 && sparse.length > 0) {
       // In the service this would read the memories' contents from the store; here: the turn texts.
@@ -243,7 +259,7 @@ async function main(): Promise<void> {
     return { dense, sparse, cosines };
   };
   const fused =
-    (vectorOf: (q: QuestionRef) => Float32Array, fuse: (c: HybridCandidates) => HybridHit[], depth = 50, variant: { exactCosines?: boolean; rm3?: boolean } = {}) =>
+    (vectorOf: (q: QuestionRef) => Float32Array, fuse: (c: HybridCandidates) => HybridHit[], depth = 50, variant: Variant = {}) =>
     async (q: QuestionRef) =>
       fuse(await candidates(q, vectorOf(q), depth, variant)).slice(0, LIMIT);
   rows3.push(await measure('RRF k = 60, equal weights, question as asked (README baseline recipe)', questions, fused((q) => q.rawVector, (c) => reciprocalRankFusion(c))));
@@ -274,16 +290,11 @@ async function main(): Promise<void> {
       fused((q) => q.vector, (c) => convexScoreFusion(c), 50, { rm3: true }),
     ),
   );
-  await index.close();
-  for (const bm25 of [TEXTBOOK_BM25, { k1: 0.9, b: 0.3 }]) {
-    const other = await openIndex(defaultName, bm25);
-    rows3.push(
-      await measure(`TM2C2 α = 0.8, BM25 k1 = ${bm25.k1}, b = ${bm25.b}`, questions, (q) =>
-        hybridSearch(other, { tenant: q.tenant, vector: q.vector, query: q.question, keywords: encoder.encodeQuery(q.question), limit: LIMIT }),
-      ),
-    );
-    await other.close();
+  for (const params of [TEXTBOOK_BM25, { k1: 0.9, b: 0.3 }]) {
+    const bm25 = bm25Of(conversations, encoder, params);
+    rows3.push(await measure(`TM2C2 α = 0.8, BM25 k1 = ${params.k1}, b = ${params.b}`, questions, fused((q) => q.vector, (c) => convexScoreFusion(c), 50, { bm25 })));
   }
+  await index.close();
   printTable(
     `3. Dense and hybrid (BM25 k1 = ${chosenBm25.k1}, b = ${chosenBm25.b}; dense query = denseQueryText unless stated; 50 candidates per search; p50 excludes embedding the query)`,
     rows3,

@@ -1,4 +1,3 @@
-import type { Bm25Parameters } from './bm25';
 
 /** Default of {@link EmbeddedVectorIndexOptions.memoryBudgetBytes}: 256 MiB. */
 export const DEFAULT_INDEX_MEMORY_BUDGET_BYTES = 256 * 1024 * 1024;
@@ -7,8 +6,6 @@ export const DEFAULT_INDEX_MEMORY_BUDGET_BYTES = 256 * 1024 * 1024;
 export interface EmbeddedVectorIndexOptions {
   /** Directory that holds the index files (created if missing). One index per directory. */
   directory: string;
-  /** BM25 parameters of `searchSparse` (query time only: changing them needs no re-index); default {@link DEFAULT_BM25}. */
-  bm25?: Partial<Bm25Parameters>;
   /**
    * A tenant's log is rewritten (when it is loaded, in the background after writes, and on `compact()`)
    * when it holds at least `minDeadRecords` dead records (replaced or deleted points, delete records) and

@@ -260,8 +260,8 @@ describe('EmbeddedVectorIndex (embedded only)', () => {
     hits.forEach((hit, i) => expect(hit.score).toBeCloseTo(expected[i].score, 5));
   });
 
-  it('computes Okapi BM25 exactly (k1 = 1.2, b = 0.75, IDF = ln(1 + (N - df + 0.5)/(df + 0.5)))', async () => {
-    const index = await openIndex({ bm25: { k1: 1.2, b: 0.75 } });
+  it('computes Okapi BM25 exactly (DEFAULT_BM25: k1 = 1.2, b = 0.3; IDF = ln(1 + (N - df + 0.5)/(df + 0.5)))', async () => {
+    const index = await openIndex();
     const next = seededRandom(11);
     const sparse = (pairs: [number, number][]) => ({ indices: pairs.map((p) => p[0]), values: pairs.map((p) => p[1]) });
     await index.upsert([
@@ -273,7 +273,9 @@ describe('EmbeddedVectorIndex (embedded only)', () => {
     const n = 3;
     const avg = (3 + 3 + 1) / 3;
     const idf = (df: number) => Math.log(1 + (n - df + 0.5) / (df + 0.5));
-    const part = (tf: number, len: number) => (tf * 2.2) / (tf + 1.2 * (0.25 + (0.75 * len) / avg));
+    const { k1, b } = DEFAULT_BM25;
+    expect([k1, b]).toEqual([1.2, 0.3]);
+    const part = (tf: number, len: number) => (tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * len) / avg));
     const d1 = idf(1) * part(2, 3) + idf(2) * part(1, 3);
     const d2 = idf(2) * part(3, 3);
     expect(hits.map((h) => h.id)).toEqual(d1 > d2 ? ['d1', 'd2'] : ['d2', 'd1']);

@@ -1,7 +1,7 @@
 import { promises as fsp } from 'node:fs';
 import { endianness } from 'node:os';
 import * as path from 'node:path';
-import { DEFAULT_BM25, scoreBm25, type Bm25Parameters } from './bm25';
+import { DEFAULT_BM25, scoreBm25 } from './bm25';
 import { checkOrWriteDescriptor } from './descriptor-file';
 import { lockDirectory, unlockDirectory } from './directory-lock';
 import { DEFAULT_INDEX_MEMORY_BUDGET_BYTES, type EmbeddedIndexStats, type EmbeddedVectorIndexOptions } from './embedded.vector-index.options';
@@ -61,7 +61,6 @@ export { DEFAULT_INDEX_MEMORY_BUDGET_BYTES, type EmbeddedIndexStats, type Embedd
  */
 export class EmbeddedVectorIndex implements VectorIndex {
   private readonly directory: string;
-  private readonly bm25: Bm25Parameters;
   private readonly tenants: TenantLoader;
   private readonly writer: LogWriter;
   private readonly compaction: LogCompaction;
@@ -75,10 +74,8 @@ export class EmbeddedVectorIndex implements VectorIndex {
 
   constructor(options: EmbeddedVectorIndexOptions) {
     this.directory = path.resolve(options.directory);
-    this.bm25 = { k1: options.bm25?.k1 ?? DEFAULT_BM25.k1, b: options.bm25?.b ?? DEFAULT_BM25.b };
     const thresholds = { minDeadRecords: options.compaction?.minDeadRecords ?? 1000, minDeadRatio: options.compaction?.minDeadRatio ?? 0.5 };
     const budget = options.memoryBudgetBytes ?? DEFAULT_INDEX_MEMORY_BUDGET_BYTES;
-    if (!(this.bm25.k1 >= 0) || !(this.bm25.b >= 0 && this.bm25.b <= 1)) throw new Error(`invalid BM25 parameters k1=${this.bm25.k1} b=${this.bm25.b}`);
     if (!(budget >= 0)) throw new Error(`invalid memory budget ${budget}`);
     // A tenant handed out for a use may need compacting: queued, not awaited (a read must not wait for the
     // write queue, nor fail with a compaction).
@@ -177,7 +174,7 @@ export class EmbeddedVectorIndex implements VectorIndex {
       const allowed = this.types.mask(search.types);
       if (limit <= 0 || index.size === 0) return [];
       if (this.scratch.length < index.size) this.scratch = new Float64Array(index.size);
-      scoreBm25(index, query, this.bm25, allowed, limit, this.scratch, this.topK);
+      scoreBm25(index, query, DEFAULT_BM25, allowed, limit, this.scratch, this.topK);
       return this.hits(index);
     });
   }
