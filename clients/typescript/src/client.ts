@@ -12,7 +12,10 @@ import type { CallOptions, CreateAgentInput, CreatedAgent, Prices } from './type
 
 /** Options of {@link AgentMemory}. */
 export interface AgentMemoryOptions {
-  /** Where the API is served, without `/api/v1` (e.g. `https://memory.example.com`). */
+  /**
+   * Where the API is served, without `/api/v1` (e.g. `https://memory.example.com`). A path prefix is kept in
+   * the URLs but not in wallet signatures (they name `/api/v1/…`, what the gateway sees behind a proxy that strips it).
+   */
   baseUrl: string;
   /** The agent key (`amk_live_…`/`amk_test_…`), sent as `Authorization: Bearer`. */
   apiKey?: string;
@@ -26,7 +29,10 @@ export interface AgentMemoryOptions {
   signature?: Partial<SignatureRealm>;
   /** A human's passkey session token (`Authorization: Passkey`); set by `humans.loginVerify` too. */
   sessionToken?: string;
-  /** Pay 402 challenges with `wallet` (off unless `enabled`), at most `maxPricePerCall` USD per call. */
+  /**
+   * Pay 402 challenges with `wallet` (off unless `enabled`), at most `maxPricePerCall` USD per call, only in
+   * the token pinned by `chainId`/`currency`/`decimals` (default Base Sepolia USDC); see {@link PaymentOptions}.
+   */
   payments?: PaymentOptions;
   /** Retries: a number of retries after the first attempt, or {@link RetryOptions} (default 3 attempts). */
   retries?: number | Partial<RetryOptions>;

@@ -99,7 +99,8 @@ function codeOfStatus(status: number): ErrorCode {
 /** Builds the typed error of a failure answer (`body` parsed JSON or undefined). */
 export function errorFromResponse(status: number, headers: Headers, body: unknown, extra: Record<string, unknown> = {}): AgentMemoryError {
   const envelope = body as { success?: unknown; error?: { code?: unknown; message?: unknown } } | undefined;
-  const known = typeof envelope?.error?.code === 'string' && envelope.error.code in CLASS_BY_CODE;
+  // own keys only: `in` would also accept inherited names such as `constructor` or `toString`
+  const known = typeof envelope?.error?.code === 'string' && Object.hasOwn(CLASS_BY_CODE, envelope.error.code);
   const code = known ? (envelope.error!.code as ErrorCode) : codeOfStatus(status);
   const message = typeof envelope?.error?.message === 'string' ? envelope.error.message : `HTTP ${status} without an error envelope`;
   const details: Record<string, unknown> = { ...extra };

@@ -8,5 +8,14 @@ declare module 'mppx/client' {
   };
 }
 declare module 'mppx/evm/client' {
-  export function charge(parameters: { account?: unknown; authorization?: { name: string; version: string } }): unknown;
+  /** `evm` `charge` client method: signs only challenges on `networks`, in `currencies`, at most `maxAmount` (display units, with `decimals`). */
+  export function charge(parameters: {
+    account?: unknown;
+    authorization?: { name: string; version: string };
+    networks?: readonly number[];
+    currencies?: readonly `0x${string}`[];
+    decimals?: number;
+    maxAmount?: string;
+    maxAtomicAmount?: string;
+  }): unknown;
 }

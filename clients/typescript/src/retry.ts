@@ -4,8 +4,10 @@
  * - 429 is always repeated (a refused call changed nothing), after `Retry-After` (or the `RateLimit`
  *   header's reset), as long as that wait is at most `maxRetryAfterMs`;
  * - a connection that could not be opened is repeated for every call (nothing reached the server);
- * - a lost answer, a client timeout, 500 ("not applied"), 502, 503 and 504 only for safe calls: reads, and
- *   writes carrying an idempotency key (the server replays the first result and charges once);
+ * - a lost answer, a client timeout, 500 ("not applied"), 502, 503 and 504 only for safe calls: free reads,
+ *   and writes carrying an idempotency key (the server replays the first result and charges once); paid
+ *   reads (recall, context, memory pages, read file) only with `paidReads`, as each repeat that reaches
+ *   the server is charged again (docs/billing.md, "What is charged");
  * - nothing else: a non-idempotent write whose answer was lost is reported, never repeated.
  */
 
@@ -17,9 +19,14 @@ export interface RetryOptions {
   maxRetryAfterMs: number;
   /** First backoff of network errors and 5xx; doubled per attempt with jitter (default 250 ms). */
   baseDelayMs: number;
+  /**
+   * Also repeat paid reads (recall, context, memory pages, read file) after a lost answer, a timeout or a
+   * 5xx, accepting that each repeat reaching the server is a new charge (default false: reported instead).
+   */
+  paidReads: boolean;
 }
 
-export const DEFAULT_RETRY: RetryOptions = { maxAttempts: 3, maxRetryAfterMs: 60_000, baseDelayMs: 250 };
+export const DEFAULT_RETRY: RetryOptions = { maxAttempts: 3, maxRetryAfterMs: 60_000, baseDelayMs: 250, paidReads: false };
 
 /** Reads the `retries` option: a number is the number of retries after the first attempt. */
 export function retryOptions(option: number | Partial<RetryOptions> | undefined): RetryOptions {

@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { recoverMessageAddress } from 'viem';
 import { AgentMemory } from './client';
-import { RequestSigner, resolveWallet, signatureMessage } from './signature';
+import { randomUuid, type RandomSource } from './resources/idempotency';
+import { RequestSigner, resolveWallet, sha256Hex, signatureMessage } from './signature';
 
 /** The fenced block after `<!-- worked-example:<name> -->` in docs/authentication.md, byte for byte. */
 function docBlock(name: string): string {
@@ -52,5 +53,27 @@ describe('wallet signatures: the worked example of docs/authentication.md', () =
     }
     expect(sent.map((s) => s.url)).toEqual(['https://memory.example.com/api/v1/records/rec_4mQ8vT2nXb7LpR9sK3dW1a/raw?path=a+b', 'https://memory.example.com/api/v1/records/rec_4mQ8vT2nXb7LpR9sK3dW1a/remember']);
     expect(sent[1].init.body).toBe('{"content":"x","idempotency_key":"k1"}');
+  });
+});
+
+describe('pages on plain http (no secure context: no crypto.subtle, no crypto.randomUUID)', () => {
+  afterEach(() => jest.restoreAllMocks());
+
+  it('signs without crypto.subtle (viem\'s SHA-256 of the body): the documented message and header byte for byte', async () => {
+    jest.spyOn(globalThis.crypto, 'subtle', 'get').mockReturnValue(undefined as never);
+    expect(globalThis.crypto.subtle).toBeUndefined();
+    const body = docBlock('body');
+    expect(await signatureMessage({ ...REALM, method: 'POST', pathWithQuery: PATH, timestamp: 1767225600, body })).toBe(docBlock('message'));
+    const signer = new RequestSigner(await resolveWallet(PRIVATE_KEY), async () => REALM);
+    expect(await signer.authorization({ method: 'POST', pathWithQuery: PATH, body }, NOW_MS)).toBe(docBlock('header'));
+    expect(await sha256Hex(new Uint8Array())).toBe('e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855');
+  });
+
+  it('makes idempotency keys from crypto.getRandomValues when randomUUID is absent (version 4 UUIDs)', () => {
+    const insecure: RandomSource = { getRandomValues: (array) => globalThis.crypto.getRandomValues(array) };
+    const keys = Array.from({ length: 50 }, () => randomUuid(insecure));
+    for (const key of keys) expect(key).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(new Set(keys).size).toBe(50);
+    expect(randomUuid()).toMatch(/^[0-9a-f-]{36}$/);
   });
 });

@@ -2,8 +2,8 @@
  * Wallet signatures of `local` agents (docs/authentication.md, "Wallet signatures (local mode)"):
  * `Authorization: Signature <timestamp>:<walletAddress>:<signature>`, an EIP-191 `personal_sign` of a
  * seven-line message binding the deployment (domain and chain id), method, path with query, timestamp
- * and the SHA-256 of the body bytes. Uses only `globalThis.crypto` (Node 20+, browsers); viem is loaded
- * lazily when the wallet is given as a private key.
+ * and the SHA-256 of the body bytes. Uses `globalThis.crypto` (Node 20+, browsers); viem is loaded
+ * lazily when the wallet is given as a private key, and for the body hash where WebCrypto is absent.
  */
 
 /** `0x`-prefixed hex. */
@@ -31,9 +31,17 @@ export async function resolveWallet(wallet: WalletOption): Promise<WalletAccount
   return privateKeyToAccount(wallet);
 }
 
-/** Lower-case hex SHA-256 of `bytes` (WebCrypto). */
-export async function sha256Hex(bytes: Uint8Array): Promise<string> {
-  const digest = await globalThis.crypto.subtle.digest('SHA-256', bytes);
+/**
+ * Lower-case hex SHA-256 of `bytes`: WebCrypto's `crypto.subtle`, which browsers offer only in secure
+ * contexts (HTTPS, localhost); without it (a page on plain http) viem's `sha256` (imported then).
+ */
+export async function sha256Hex(bytes: Uint8Array<ArrayBuffer>): Promise<string> {
+  const subtle = globalThis.crypto?.subtle as typeof globalThis.crypto.subtle | undefined;
+  if (!subtle) {
+    const { sha256 } = await import('viem/utils');
+    return sha256(bytes, 'hex').slice(2);
+  }
+  const digest = await subtle.digest('SHA-256', bytes);
   return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, '0')).join('');
 }
 

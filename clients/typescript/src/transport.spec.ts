@@ -1,31 +1,9 @@
 import { AgentMemory } from './client';
-import { AgentMemoryNetworkError, InternalError, PaymentRefusedError, PaymentRequiredError, RateLimitedError } from './errors';
-import { challengePriceMicroUsd, formatMicro, usdToMicro } from './payments';
+import { AgentMemoryNetworkError, errorFromResponse, InternalError, RateLimitedError, ValidationError } from './errors';
 import { rateLimitWaitSeconds } from './retry';
-
-type Answer = Response | Error;
-const ok = (data: unknown, headers: Record<string, string> = {}) => new Response(JSON.stringify({ success: true, data }), { status: 200, headers });
-const fail = (status: number, code: string, headers: Record<string, string> = {}) =>
-  new Response(JSON.stringify({ success: false, error: { code, message: `${code} message` } }), { status, headers: { 'x-request-id': 'req-1', ...headers } });
-const connectRefused = () => Object.assign(new TypeError('fetch failed'), { cause: { code: 'ECONNREFUSED' } });
-
-/** A client whose fetch answers `answers` in order and records each request. */
-function scripted(answers: Answer[], options: Partial<ConstructorParameters<typeof AgentMemory>[0]> = {}) {
-  const calls: { method: string; url: string; body?: string; authorization?: string }[] = [];
-  const fakeFetch: typeof fetch = async (url, init) => {
-    const headers = init?.headers as Record<string, string>;
-    calls.push({ method: init!.method!, url: url as string, body: init?.body as string | undefined, authorization: headers['authorization'] });
-    const next = answers.shift();
-    if (!next) throw new Error('no scripted answer left');
-    if (next instanceof Error) throw next;
-    return next;
-  };
-  const client = new AgentMemory({ baseUrl: 'http://api.test', apiKey: 'amk_test_k', fetch: fakeFetch, retries: { baseDelayMs: 1 }, ...options });
-  return { client, calls };
-}
-
-const challenge = (amount: string) =>
-  `Payment id="c1", realm="api.test", method="evm", intent="charge", request="${Buffer.from(JSON.stringify({ amount, currency: '0x0', recipient: '0x1', methodDetails: { chainId: 84532, decimals: 6 } })).toString('base64url')}"`;
+import { signatureMessage } from './signature';
+import { recoverMessageAddress } from 'viem';
+import { connectRefused, fail, ok, scripted } from '../test/scripted-fetch';
 
 describe('retries', () => {
   it('repeats a 429 after Retry-After, for any method (a refused call changed nothing)', async () => {
@@ -95,34 +73,71 @@ describe('retries', () => {
   });
 });
 
-describe('payments', () => {
-  it('without payments enabled: PaymentRequiredError carrying the challenge', async () => {
-    const { client } = scripted([fail(402, 'PAYMENT_REQUIRED', { 'www-authenticate': challenge('50000') })]);
-    const error = await client.memories.recall('rec_1', { query: 'q' }).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(PaymentRequiredError);
-    expect((error as PaymentRequiredError).challenge).toBe(challenge('50000'));
+describe('paid reads are not repeated once they may have reached the server (each attempt is charged)', () => {
+  const lost = () => new TypeError('socket hang up');
+
+  it('recall, context, memory page and read file: a lost answer or a 503 is reported after one attempt', async () => {
+    const calls = [
+      (c: AgentMemory) => c.memories.recall('rec_1', { query: 'q' }),
+      (c: AgentMemory) => c.memories.context('rec_1'),
+      (c: AgentMemory) => c.memories.page('rec_1'),
+      (c: AgentMemory) => c.files.read('rec_1', 'a.md'),
+    ];
+    for (const call of calls) {
+      const dropped = scripted([lost(), ok({})]);
+      await expect(call(dropped.client)).rejects.toBeInstanceOf(AgentMemoryNetworkError);
+      expect(dropped.calls).toHaveLength(1);
+      const unavailable = scripted([fail(503, 'INTERNAL_ERROR'), ok({})]);
+      await expect(call(unavailable.client)).rejects.toBeInstanceOf(InternalError);
+      expect(unavailable.calls).toHaveLength(1);
+    }
   });
 
-  it('refuses a challenge above maxPricePerCall before signing anything', async () => {
-    const { client, calls } = scripted([fail(402, 'PAYMENT_REQUIRED', { 'www-authenticate': challenge('50000') })], {
+  it('still repeats a paid read after a 429 or a connection that never opened (never charged)', async () => {
+    const { client, calls } = scripted([connectRefused(), fail(429, 'RATE_LIMITED', { 'retry-after': '0' }), ok({ memories: [], count: 0 })]);
+    expect(await client.memories.recall('rec_1', { query: 'q' })).toEqual({ memories: [], count: 0 });
+    expect(calls).toHaveLength(3);
+  });
+
+  it('repeats paid reads after a lost answer when the caller opts in with retries.paidReads', async () => {
+    const { client, calls } = scripted([lost(), fail(500, 'INTERNAL_ERROR'), ok({ memories: [], count: 0 })], { retries: { baseDelayMs: 1, paidReads: true } });
+    expect(await client.memories.recall('rec_1', { query: 'q' })).toEqual({ memories: [], count: 0 });
+    expect(calls).toHaveLength(3);
+  });
+
+  it('keeps repeating free reads and idempotent paid writes (one idempotency key: charged once)', async () => {
+    const files = scripted([lost(), ok({ files: [], nextCursor: null })]);
+    await files.client.files.page('rec_1');
+    expect(files.calls).toHaveLength(2);
+    const write = scripted([lost(), ok({ path: 'a.md' })]);
+    await write.client.files.write('rec_1', { path: 'a.md', content: 'a' });
+    expect(write.calls).toHaveLength(2);
+  });
+});
+
+describe('a baseUrl with a path prefix (a reverse proxy that strips it)', () => {
+  it('sends to <baseUrl>/api/v1/… and signs /api/v1/…, the path the gateway sees', async () => {
+    const { client, calls } = scripted([ok({ id: 'agt_1' })], {
+      baseUrl: 'https://proxy.example.com/memory/',
+      apiKey: undefined,
       wallet: '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80',
-      payments: { enabled: true, maxPricePerCall: '0.049999' },
+      signature: { domain: 'memory.example.com', chainId: 8453 },
     });
-    const error = await client.memories.recall('rec_1', { query: 'q' }).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(PaymentRefusedError);
-    expect(error).toMatchObject({ code: 'PAYMENT_REQUIRED', status: 402, priceMicroUsd: 50_000n, maxPriceMicroUsd: 49_999n });
-    expect(calls).toHaveLength(1);
+    await client.agents.get();
+    expect(calls[0].url).toBe('https://proxy.example.com/memory/api/v1/agents');
+    const [, ts, address, signature] = /^Signature (\d+):(0x[0-9a-fA-F]{40}):(0x[0-9a-f]{130})$/.exec(calls[0].authorization!)!;
+    const message = await signatureMessage({ domain: 'memory.example.com', chainId: 8453, method: 'GET', pathWithQuery: '/api/v1/agents', timestamp: Number(ts), body: '' });
+    expect(await recoverMessageAddress({ message, signature: signature as `0x${string}` })).toBe(address);
   });
+});
 
-  it('reads prices in micro-USD, rounding a fraction of a micro-USD up', () => {
-    expect(usdToMicro('0.05')).toBe(50_000n);
-    expect(usdToMicro(10)).toBe(10_000_000n);
-    expect(() => usdToMicro('0.0000001')).toThrow(TypeError);
-    expect(challengePriceMicroUsd(challenge('50000'))).toBe(50_000n);
-    const eighteen = `Payment request="${Buffer.from(JSON.stringify({ amount: '50000000000000001', methodDetails: { decimals: 18 } })).toString('base64url')}"`;
-    expect(challengePriceMicroUsd(eighteen)).toBe(50_001n);
-    expect(challengePriceMicroUsd('Payment request="!!"')).toBeUndefined();
-    expect(formatMicro(50_000n)).toBe('0.05');
-    expect(formatMicro(1_234_567n)).toBe('1.234567');
+describe('error codes', () => {
+  it('takes a code from the body only when it is one of the service\'s own codes (not an inherited name)', () => {
+    for (const code of ['constructor', 'toString', '__proto__', 'hasOwnProperty']) {
+      const error = errorFromResponse(400, new Headers(), { success: false, error: { code, message: 'm' } });
+      expect(error).toBeInstanceOf(ValidationError);
+      expect(error.code).toBe('VALIDATION_ERROR');
+    }
+    expect(errorFromResponse(500, new Headers(), { success: false, error: { code: 'RATE_LIMITED', message: 'm' } })).toBeInstanceOf(RateLimitedError);
   });
 });

@@ -26,6 +26,11 @@ export interface RequestSpec {
   auth: AuthKind;
   /** Safe to repeat after the request may have reached the server (GET, or a write with an idempotency key). */
   idempotent?: boolean;
+  /**
+   * A paid read (recall, context, memory page, read file): each attempt that reaches the server is a new
+   * charge, so it is repeated after that only when the client opted in with `retries.paidReads`.
+   */
+  chargedPerAttempt?: boolean;
   /** A paid route (docs/api.md, "Billing"): a 402 challenge may be paid when payments are enabled. */
   paid?: boolean;
   /** Overrides the maximum price paid for this call (micro-USD), e.g. a top-up pays its own amount. */
@@ -51,20 +56,28 @@ export interface TransportConfig {
 export class Transport {
   constructor(private readonly config: TransportConfig) {}
 
-  /** `/api/v1` + path + query string, as sent on the request line (and signed). */
+  /**
+   * `/api/v1` + path + query string: the path the gateway sees, and the one a wallet signature names
+   * (docs/authentication.md, "The signed message"). The gateway serves `/api/v1` at its root and checks
+   * the request line as it arrives, so a path prefix of `baseUrl` (`https://example.com/memory`) is left
+   * out: it is for a reverse proxy that strips it before the gateway.
+   */
   pathWithQuery(spec: Pick<RequestSpec, 'path' | 'query'>): string {
     const params = new URLSearchParams();
     for (const [key, value] of Object.entries(spec.query ?? {})) if (value !== undefined) params.append(key, String(value));
     const query = params.toString();
-    return `${new URL(this.config.baseUrl).pathname.replace(/\/$/, '')}/api/v1${spec.path}${query ? `?${query}` : ''}`;
+    return `/api/v1${spec.path}${query ? `?${query}` : ''}`;
   }
 
   /** Runs the call with retries and payment; answers `data` of `{ success: true, data }`. */
   async request<T>(spec: RequestSpec, options: CallOptions = {}): Promise<T> {
     const pathWithQuery = this.pathWithQuery(spec);
-    const url = new URL(pathWithQuery, this.config.baseUrl).toString();
+    const base = new URL(this.config.baseUrl);
+    const url = new URL(`${base.pathname.replace(/\/$/, '')}${pathWithQuery}`, base).toString();
     const body = spec.body === undefined ? '' : JSON.stringify(spec.body);
     const { retry } = this.config;
+    // repeatable after the request may have reached the server (a lost answer, a timeout, 500-504)
+    const repeatable = spec.idempotent === true && (!spec.chargedPerAttempt || retry.paidReads);
     let payment: string | undefined;
     let payments = 0;
     for (let attempt = 1; ; attempt++) {
@@ -78,7 +91,7 @@ export class Transport {
         response = await this.send(url, { method: spec.method, headers, body: spec.body === undefined ? undefined : body }, options);
       } catch (error) {
         if (!(error instanceof AgentMemoryNetworkError)) throw error;
-        if (last || !(isConnectError(error.cause) || spec.idempotent)) throw error;
+        if (last || !(isConnectError(error.cause) || repeatable)) throw error;
         await sleep(backoffMs(retry, attempt), options.signal);
         continue;
       }
@@ -92,7 +105,7 @@ export class Transport {
         }
       }
       // 500 means "not applied" (docs/api.md, "After a 500 or a timeout"); 502-504 come from proxies
-      if ([500, 502, 503, 504].includes(response.status) && spec.idempotent && !last) {
+      if ([500, 502, 503, 504].includes(response.status) && repeatable && !last) {
         await sleep(backoffMs(retry, attempt), options.signal);
         continue;
       }

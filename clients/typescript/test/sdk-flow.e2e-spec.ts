@@ -116,6 +116,25 @@ describe('errors and retries', () => {
     expect(charges).toHaveLength(1);
   });
 
+  it('does not repeat a paid read whose answer was lost (a repeat is a new charge): AgentMemoryNetworkError, one charge', async () => {
+    const recalls = async () => (await client.billing.usage({ operation: 'recall' }).toArray()).length;
+    const before = await recalls();
+    let sent = 0;
+    const lossy: typeof fetch = async (input, init) => {
+      const response = await fetch(input, init);
+      if (typeof input === 'string' && input.endsWith('/recall')) {
+        sent++;
+        await response.text(); // the server answered (and charged); the answer is lost on the way back
+        throw new TypeError('fetch failed: the connection dropped after the server answered');
+      }
+      return response;
+    };
+    const flaky = new AgentMemory({ baseUrl: server.url, apiKey: agentKey, fetch: lossy, retries: { baseDelayMs: 1 } });
+    await expect(flaky.memories.recall(recordId, { query: 'When does the deploy key rotate?' })).rejects.toMatchObject({ code: 'NETWORK_ERROR', timedOut: false });
+    expect(sent).toBe(1);
+    expect((await recalls()) - before).toBe(1);
+  });
+
   it('does not repeat a write without an idempotency key once it may have reached the server', async () => {
     let calls = 0;
     const lossy: typeof fetch = async (input, init) => {

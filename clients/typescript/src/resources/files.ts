@@ -20,7 +20,7 @@ export class FilesApi {
 
   /** `GET /records/{recordId}/read?path` → `{ content, path }`; NOT_FOUND for a missing file. */
   read(recordId: string, path: string, options?: CallOptions): Promise<FileContent> {
-    return this.transport.request({ method: 'GET', path: at(recordId, 'read'), query: { path }, auth: 'agent', idempotent: true, paid: true }, options);
+    return this.transport.request({ method: 'GET', path: at(recordId, 'read'), query: { path }, auth: 'agent', idempotent: true, chargedPerAttempt: true, paid: true }, options);
   }
 
   /** `GET /records/{recordId}/files?limit&cursor&prefix`: one page of file metadata in path order (limit 1–1000, default 100). */

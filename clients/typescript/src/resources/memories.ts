@@ -22,9 +22,12 @@ export class MemoriesApi {
     return this.transport.request({ method: 'POST', path: at(recordId, 'remember'), body, auth: 'agent', idempotent: true, paid: true }, options);
   }
 
-  /** `POST /records/{recordId}/recall` `{ query, limit?, types? }` → ranked `{ memories, count }`. */
+  /**
+   * `POST /records/{recordId}/recall` `{ query, limit?, types? }` → ranked `{ memories, count }`. Paid per
+   * query: not repeated after the request may have reached the server unless `retries.paidReads` is set.
+   */
   recall(recordId: string, input: RecallInput, options?: CallOptions): Promise<RecallResult> {
-    return this.transport.request({ method: 'POST', path: at(recordId, 'recall'), body: input, auth: 'agent', idempotent: true, paid: true }, options);
+    return this.transport.request({ method: 'POST', path: at(recordId, 'recall'), body: input, auth: 'agent', idempotent: true, chargedPerAttempt: true, paid: true }, options);
   }
 
   /**
@@ -37,12 +40,12 @@ export class MemoriesApi {
 
   /** `GET /records/{recordId}/context?limit` (per type, 1–200, default 50) → newest memories under the five type keys. */
   context(recordId: string, query: { limit?: number } = {}, options?: CallOptions): Promise<MemoryContext> {
-    return this.transport.request({ method: 'GET', path: at(recordId, 'context'), query, auth: 'agent', idempotent: true, paid: true }, options);
+    return this.transport.request({ method: 'GET', path: at(recordId, 'context'), query, auth: 'agent', idempotent: true, chargedPerAttempt: true, paid: true }, options);
   }
 
   /** `GET /records/{recordId}/memories?limit&cursor&type`: one page in path order (limit 1–200, default 50); paid per page. */
   page(recordId: string, query: ListMemoriesFilter & { limit?: number; cursor?: string } = {}, options?: CallOptions): Promise<MemoryPage> {
-    return this.transport.request({ method: 'GET', path: at(recordId, 'memories'), query, auth: 'agent', idempotent: true, paid: true }, options);
+    return this.transport.request({ method: 'GET', path: at(recordId, 'memories'), query, auth: 'agent', idempotent: true, chargedPerAttempt: true, paid: true }, options);
   }
 
   /** Every memory of the record with its content, in path order, page by page (each page is a paid call). */
