@@ -1,12 +1,14 @@
 """A forwarding HTTP proxy in front of the real server that injects faults, for the retry tests:
 ``synthetic_429`` answers the next N requests with 429 and ``Retry-After: 1`` without forwarding them,
-``synthetic_503`` the next N with 503 (a proxy's page, not the envelope);
+``synthetic_503`` the next N with 503 (a proxy's page, not the envelope); ``delay_seconds`` holds the
+next N requests (``delayed``) that long before forwarding them (a slow answer);
 ``drop_after_forward`` forwards the next N requests matching a path suffix to the server, then closes
 the connection without answering (a lost answer). ``seen`` lists (method, path, body) of every request."""
 from __future__ import annotations
 
 import http.client
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlsplit
 
@@ -19,6 +21,8 @@ class FaultProxy:
         self.seen: list[tuple[str, str, bytes]] = []
         self.synthetic_429 = 0
         self.synthetic_503 = 0
+        self.delayed = 0
+        self.delay_seconds = 0.0
         self.drop_after_forward = 0
         self.drop_suffix = ""
         proxy = self
@@ -31,6 +35,9 @@ class FaultProxy:
                 length = int(self.headers.get("content-length") or 0)
                 body = self.rfile.read(length) if length else b""
                 proxy.seen.append((self.command, self.path, body))
+                if proxy.delayed > 0:
+                    proxy.delayed -= 1
+                    time.sleep(proxy.delay_seconds)
                 if proxy.synthetic_503 > 0:
                     proxy.synthetic_503 -= 1
                     self.send_response(503)

@@ -36,6 +36,17 @@ def test_a_503_is_repeated_for_safe_calls_only(base_url: str, agent: dict) -> No
         assert len(proxy.seen) == 4
 
 
+def test_a_timed_out_read_is_repeated_and_a_timed_out_write_reported(base_url: str, agent: dict) -> None:
+    with FaultProxy(base_url) as proxy, AgentMemory(proxy.url, api_key=agent["agentKey"], timeout=0.5, retry=FAST) as client:
+        proxy.delayed, proxy.delay_seconds = 1, 1.0
+        assert client.agents.get()["id"] == agent["agentId"]  # the first attempt timed out
+        assert len(proxy.seen) == 2
+        proxy.delayed = 1
+        with pytest.raises(AgentMemoryNetworkError) as caught:
+            client.records.create("slow")  # not idempotent: its outcome is unknown, so it is reported
+        assert caught.value.timed_out and len(proxy.seen) == 3
+
+
 def test_a_lost_remember_is_repeated_with_the_same_key_one_memory_one_charge(base_url: str, client: AgentMemory, agent: dict) -> None:
     record = agent["recordId"]
     with FaultProxy(base_url) as proxy, AgentMemory(proxy.url, api_key=agent["agentKey"], retry=FAST) as flaky:
