@@ -150,7 +150,7 @@ class AsyncMemoriesApi:
     async def recall(self, record_id: str, query: str, *, limit: int | None = None, types: list[MemoryType] | None = None) -> RecallResponse:
         """``POST /records/{recordId}/recall``: the memories ranked by relevance to ``query``."""
         body = _some(query=query, limit=limit, types=types)
-        return await self._t.request(RequestSpec("POST", _at(record_id, "recall"), "agent", body=body, idempotent=True))
+        return await self._t.request(RequestSpec("POST", _at(record_id, "recall"), "agent", body=body, idempotent=True, charged_per_attempt=True))
 
     async def forget(self, record_id: str, *, path: str | None = None, id: str | None = None) -> ForgetResponse:
         """``DELETE /records/{recordId}/remember`` with exactly one of ``path`` or ``id``; not repeated after a lost answer."""
@@ -158,12 +158,12 @@ class AsyncMemoriesApi:
 
     async def context(self, record_id: str, *, limit: int | None = None) -> ContextResponse:
         """``GET /records/{recordId}/context?limit``: the newest memories under the five type keys (1–200 per type)."""
-        return await self._t.request(RequestSpec("GET", _at(record_id, "context"), "agent", query={"limit": limit}, idempotent=True))
+        return await self._t.request(RequestSpec("GET", _at(record_id, "context"), "agent", query={"limit": limit}, idempotent=True, charged_per_attempt=True))
 
     async def page(self, record_id: str, *, limit: int | None = None, cursor: str | None = None, type: MemoryType | None = None) -> ListMemoriesResponse:
         """``GET /records/{recordId}/memories?limit&cursor&type``: one page in path order (1–200, default 50); paid per page."""
         query = {"limit": limit, "cursor": cursor, "type": type}
-        return await self._t.request(RequestSpec("GET", _at(record_id, "memories"), "agent", query=query, idempotent=True))
+        return await self._t.request(RequestSpec("GET", _at(record_id, "memories"), "agent", query=query, idempotent=True, charged_per_attempt=True))
 
     async def list(self, record_id: str, *, type: MemoryType | None = None, page_size: int | None = None) -> AsyncIterator[ListMemoriesResponseMemoriesItem]:
         """Every memory with its content, in path order, following ``nextCursor`` (each page is a paid call)."""
@@ -190,7 +190,7 @@ class AsyncFilesApi:
 
     async def read(self, record_id: str, path: str) -> ReadFileResponse:
         """``GET /records/{recordId}/read?path``: NOT_FOUND for a missing file."""
-        return await self._t.request(RequestSpec("GET", _at(record_id, "read"), "agent", query={"path": path}, idempotent=True))
+        return await self._t.request(RequestSpec("GET", _at(record_id, "read"), "agent", query={"path": path}, idempotent=True, charged_per_attempt=True))
 
     async def page(self, record_id: str, *, limit: int | None = None, cursor: str | None = None, prefix: str | None = None) -> ListFilesResponse:
         """``GET /records/{recordId}/files?limit&cursor&prefix``: one page of metadata in path order (1–1000, default 100)."""

@@ -5,8 +5,10 @@ credential, the envelope, and the retry rules (docs/api.md, "Rate limits", "Idem
 - 429 is repeated (a refused call changed nothing) after ``Retry-After`` (else the ``RateLimit`` reset,
   else 1 s) while that wait is at most ``max_retry_after`` seconds;
 - a connection that could not be opened is repeated for every call (nothing reached the server);
-- a lost answer, a timeout, 500 ("not applied"), 502, 503, 504 only for safe calls: reads, and writes
-  carrying an idempotency key (remember, write: one key per call, the same on every attempt);
+- a lost answer, a timeout, 500 ("not applied"), 502, 503, 504 only for safe calls: free reads, and
+  writes carrying an idempotency key (remember, write: one key per call, the same on every attempt);
+  paid reads (recall, context, memory pages, read file) only with ``RetryPolicy(paid_reads=True)``, as
+  each repeat that reaches the server is a new query, charged again (docs/billing.md, "What is charged");
 - nothing else.
 """
 from __future__ import annotations
@@ -32,7 +34,8 @@ passkey session; ``session-if-any`` = the session when the client has one; ``non
 
 @dataclass
 class RequestSpec:
-    """One call below ``/api/v1``; ``idempotent``: safe to repeat after it may have reached the server."""
+    """One call below ``/api/v1``; ``idempotent``: safe to repeat after it may have reached the server;
+    ``charged_per_attempt``: a paid read, charged again by each attempt that reaches the server."""
 
     method: Literal["GET", "POST", "PATCH", "DELETE"]
     path: str
@@ -40,17 +43,20 @@ class RequestSpec:
     query: Mapping[str, Any] | None = None
     body: Any = None
     idempotent: bool = False
+    charged_per_attempt: bool = False
 
 
 @dataclass
 class RetryPolicy:
     """``max_attempts`` per call including the first (1 disables retries); ``max_retry_after`` the longest
     ``Retry-After`` honoured (seconds); ``base_delay`` the first backoff of network errors and 5xx (seconds,
-    doubled per attempt, ±50 % jitter)."""
+    doubled per attempt, ±50 % jitter); ``paid_reads``: also repeat paid reads after a lost answer, a
+    timeout or a 5xx, accepting that each repeat reaching the server is charged again."""
 
     max_attempts: int = 3
     max_retry_after: float = 60.0
     base_delay: float = 0.25
+    paid_reads: bool = False
 
     def backoff(self, attempt: int) -> float:
         return self.base_delay * 2 ** (attempt - 1) * (0.5 + random.random())
@@ -80,17 +86,19 @@ def idempotency_key(given: str | None) -> str:
     return given if given is not None else str(uuid.uuid4())
 
 
-def path_with_query(config: ClientConfig, spec: RequestSpec) -> str:
-    """``/api/v1`` + path + query string as sent on the request line (and signed); booleans as true/false."""
+def path_with_query(spec: RequestSpec) -> str:
+    """``/api/v1`` + path + query string (booleans as true/false): the path the gateway sees, and the one a
+    wallet signature names (docs/authentication.md, "The signed message"). A path prefix of ``base_url``
+    is left out: it is for a reverse proxy that strips it before the gateway."""
     pairs = [(k, str(v).lower() if isinstance(v, bool) else str(v)) for k, v in (spec.query or {}).items() if v is not None]
     query = urlencode(pairs)
-    prefix = urlsplit(config.base_url).path.rstrip("/")
-    return f"{prefix}/api/v1{spec.path}" + (f"?{query}" if query else "")
+    return f"/api/v1{spec.path}" + (f"?{query}" if query else "")
 
 
-def origin(config: ClientConfig) -> str:
+def url_of(config: ClientConfig, pwq: str) -> str:
+    """The URL requested: ``base_url`` (with its path prefix, if any) + :func:`path_with_query`."""
     parts = urlsplit(config.base_url)
-    return f"{parts.scheme}://{parts.netloc}"
+    return f"{parts.scheme}://{parts.netloc}{parts.path.rstrip('/')}{pwq}"
 
 
 def body_bytes(spec: RequestSpec) -> bytes:
@@ -175,12 +183,13 @@ def retry_delay(config: ClientConfig, spec: RequestSpec, attempt: int, outcome: 
     policy = config.retry
     if attempt >= policy.max_attempts:
         return None
+    safe = spec.idempotent and (policy.paid_reads or not spec.charged_per_attempt)
     if isinstance(outcome, AgentMemoryNetworkError):
-        return policy.backoff(attempt) if outcome.connect_failed or spec.idempotent else None
+        return policy.backoff(attempt) if outcome.connect_failed or safe else None
     if outcome.status_code == 429:
         wait = rate_limit_wait(outcome.headers)
         return wait if wait <= policy.max_retry_after else None
-    if outcome.status_code in (500, 502, 503, 504) and spec.idempotent:
+    if outcome.status_code in (500, 502, 503, 504) and safe:
         return policy.backoff(attempt)
     return None
 

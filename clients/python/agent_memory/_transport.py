@@ -24,7 +24,7 @@ class Transport:
         if _core.needs_realm(self.config, spec):
             prices = self.request(RequestSpec("GET", "/billing/prices", "none", idempotent=True))
             self.config.chain_id = int(prices["payment"]["chainId"])
-        pwq = _core.path_with_query(self.config, spec)
+        pwq = _core.path_with_query(spec)
         body = _core.body_bytes(spec)
         attempt = 0
         while True:
@@ -32,7 +32,7 @@ class Transport:
             headers = _core.headers_of(spec, _core.authorization(self.config, spec, pwq, body))
             outcome: httpx.Response | AgentMemoryNetworkError
             try:
-                outcome = self.http.request(spec.method, _core.origin(self.config) + pwq, headers=headers, content=body or None)
+                outcome = self.http.request(spec.method, _core.url_of(self.config, pwq), headers=headers, content=body or None)
             except httpx.TransportError as error:
                 outcome = _core.network_error(spec, error)
             if isinstance(outcome, httpx.Response) and outcome.is_success:
@@ -57,7 +57,7 @@ class AsyncTransport:
         if _core.needs_realm(self.config, spec):
             prices = await self.request(RequestSpec("GET", "/billing/prices", "none", idempotent=True))
             self.config.chain_id = int(prices["payment"]["chainId"])
-        pwq = _core.path_with_query(self.config, spec)
+        pwq = _core.path_with_query(spec)
         body = _core.body_bytes(spec)
         attempt = 0
         while True:
@@ -65,7 +65,7 @@ class AsyncTransport:
             headers = _core.headers_of(spec, _core.authorization(self.config, spec, pwq, body))
             outcome: httpx.Response | AgentMemoryNetworkError
             try:
-                outcome = await self.http.request(spec.method, _core.origin(self.config) + pwq, headers=headers, content=body or None)
+                outcome = await self.http.request(spec.method, _core.url_of(self.config, pwq), headers=headers, content=body or None)
             except httpx.TransportError as error:
                 outcome = _core.network_error(spec, error)
             if isinstance(outcome, httpx.Response) and outcome.is_success:

@@ -7,7 +7,7 @@ import email.utils
 import httpx
 
 from agent_memory import InternalError, NotFoundError, RateLimitedError
-from agent_memory._core import ClientConfig, RequestSpec, body_bytes, path_with_query, rate_limit_wait
+from agent_memory._core import ClientConfig, RequestSpec, body_bytes, path_with_query, rate_limit_wait, url_of
 from agent_memory.errors import error_from_response, parse_retry_after
 
 
@@ -32,6 +32,8 @@ def test_errors_from_answers_with_and_without_the_envelope() -> None:
 def test_request_line_and_body_bytes() -> None:
     config = ClientConfig(base_url="https://memory.example.com/base")
     spec = RequestSpec("GET", "/records/rec_1/read", "agent", query={"path": "a b/ü.md", "cursor": None, "cascade": True})
-    assert path_with_query(config, spec) == "/base/api/v1/records/rec_1/read?path=a+b%2F%C3%BC.md&cascade=true"
+    signed = path_with_query(spec)  # what a signature names: the gateway's path, without base_url's prefix
+    assert signed == "/api/v1/records/rec_1/read?path=a+b%2F%C3%BC.md&cascade=true"
+    assert url_of(config, signed) == "https://memory.example.com/base" + signed
     assert body_bytes(RequestSpec("POST", "/x", "agent", body={"content": "ü", "n": 1})) == '{"content":"ü","n":1}'.encode()
     assert body_bytes(RequestSpec("GET", "/x", "agent")) == b""

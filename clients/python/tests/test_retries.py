@@ -47,6 +47,23 @@ def test_a_timed_out_read_is_repeated_and_a_timed_out_write_reported(base_url: s
         assert caught.value.timed_out and len(proxy.seen) == 3
 
 
+def test_a_paid_read_is_not_repeated_after_a_503_unless_paid_reads(base_url: str, agent: dict) -> None:
+    record = agent["recordId"]
+    with FaultProxy(base_url) as proxy, AgentMemory(proxy.url, api_key=agent["agentKey"], retry=FAST) as client:
+        proxy.synthetic_503 = 1
+        with pytest.raises(InternalError):
+            client.memories.recall(record, "anything")  # a repeat that reached the server would be charged again
+        assert len(proxy.seen) == 1
+        proxy.synthetic_429 = 1
+        assert client.memories.recall(record, "anything")["count"] >= 0  # a 429 charged nothing: repeated
+        assert len(proxy.seen) == 3
+    with FaultProxy(base_url) as proxy, AgentMemory(proxy.url, api_key=agent["agentKey"], retry=RetryPolicy(base_delay=0.01, paid_reads=True)) as client:
+        client.files.write(record, "paid-read.md", "x")
+        proxy.synthetic_503 = 1
+        assert client.files.read(record, "paid-read.md")["content"] == "x"
+        assert len(proxy.seen) == 3
+
+
 def test_a_lost_remember_is_repeated_with_the_same_key_one_memory_one_charge(base_url: str, client: AgentMemory, agent: dict) -> None:
     record = agent["recordId"]
     with FaultProxy(base_url) as proxy, AgentMemory(proxy.url, api_key=agent["agentKey"], retry=FAST) as flaky:
