@@ -1,14 +1,11 @@
 import { timingSafeEqual } from 'node:crypto';
-import { randomBase62 } from '@agent-memory/shared';
+import { AGENT_KEY_FORMAT, KEY_SECRET_LENGTH, randomBase62 } from '@agent-memory/shared';
 import { sha256Hex } from '@agent-memory/platform';
 import type { KeyEnvironment } from '@agent-memory/shared';
 
 /** Injection token of the agent key prefix (`amk` by default: `amk_live_…`, `amk_session_…`). */
 export const AGENT_KEY_PREFIX = Symbol('AgentKeyPrefix');
 
-/** Length of the random part of a key: 43 base62 characters ≈ 256 bits (docs/api.md, "Agents and keys"). */
-export const KEY_SECRET_LENGTH = 43;
-const KEY_FORMAT = /^([a-z][a-z0-9]{1,15})_(live|test)_([0-9A-Za-z]{43})$/;
 const SESSION_FORMAT = /^([a-z][a-z0-9]{1,15})_session_([0-9A-Za-z]{43})$/;
 
 /** A new agent key `<prefix>_<environment>_<secret>` (docs/authentication.md, "Agent keys") and its SHA-256 hex. */
@@ -19,7 +16,7 @@ export function issueAgentKey(prefix: string, environment: KeyEnvironment): { ke
 
 /** Parses a presented key; null when it is not of the agent key format. */
 export function parseAgentKey(key: string): { prefix: string; environment: KeyEnvironment; hash: string } | null {
-  const m = KEY_FORMAT.exec(key);
+  const m = AGENT_KEY_FORMAT.exec(key);
   if (!m) return null;
   return { prefix: m[1], environment: m[2] as KeyEnvironment, hash: sha256Hex(key) };
 }

@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { KEY_ENVIRONMENTS } from '@agent-memory/shared';
+import { AGENT_KEY_FORMAT } from '@agent-memory/shared';
 
 /** Host names a loopback-bound server answers to by default (the SDK's `localhostHostValidation` list). */
 export const LOOPBACK_HOSTNAMES = ['localhost', '127.0.0.1', '[::1]'] as const;
@@ -52,12 +52,10 @@ export function checkHostAndOrigin(
 }
 
 /**
- * The shape of an agent key (docs/api.md, "Authentication"; docs/authentication.md, "Agent keys"):
- * `<prefix>_<environment>_<secret>`, the prefix `amk` by default (an operator may set another of 2–16
- * lowercase letters and digits), the environment `live` or `test`, the secret 43 base62 characters.
- * The service checks the key itself; this only refuses, before any body is read, what cannot be one.
+ * The shape of an agent key: the service's own format, {@link AGENT_KEY_FORMAT} of libs/shared. The
+ * service checks the key itself; this only refuses, before any body is read, what cannot be one.
  */
-export const AGENT_KEY_SHAPE = new RegExp(`^[a-z][a-z0-9]{1,15}_(?:${KEY_ENVIRONMENTS.join('|')})_[0-9A-Za-z]{43}$`);
+export const AGENT_KEY_SHAPE = AGENT_KEY_FORMAT;
 
 /**
  * The caller's agent key from `Authorization: Bearer <agent key>` (docs/api.md, "Authentication"), or a

@@ -11,6 +11,17 @@ export const KEY_ENVIRONMENTS = ['live', 'test'] as const;
 export const KeyEnvironmentSchema = z.enum(KEY_ENVIRONMENTS);
 export type KeyEnvironment = z.infer<typeof KeyEnvironmentSchema>;
 
+/** Length of the random part of an agent key or session credential: 43 base62 characters ≈ 256 bits. */
+export const KEY_SECRET_LENGTH = 43;
+
+/**
+ * The agent key format `<prefix>_<environment>_<secret>` (docs/authentication.md, "Agent keys"): the
+ * prefix (`amk` by default; an operator may set another of 2–16 lowercase letters and digits), the
+ * environment `live` or `test`, the secret 43 base62 characters. Groups: 1 prefix, 2 environment, 3 secret.
+ * Linear to match (no nested quantifiers).
+ */
+export const AGENT_KEY_FORMAT = new RegExp(`^([a-z][a-z0-9]{1,15})_(${KEY_ENVIRONMENTS.join('|')})_([0-9A-Za-z]{${KEY_SECRET_LENGTH}})$`);
+
 export const WalletAddressSchema = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte hex address');
 
 /** A 65-byte EIP-191 signature: `0x` + 130 hex digits (`r || s || v`). */
