@@ -116,12 +116,17 @@ export class PrismaMemoryRepository implements MemoryRepository {
    * nothing is written then.
    */
   async saveRemember(w: RememberWrite, respond: (id: string) => unknown, writeVector?: (id: string, neighbours: MemoryNeighbours) => Promise<void>): Promise<string> {
-    return this.prisma.$transaction(async (tx) => {
+    return retryDeadlock(() => this.prisma.$transaction(async (tx) => {
       await tombstones.refuseDeleted(tx, w.recordId);
       await advisoryXactLock(tx, `memory\n${w.recordId}\n${w.path}`);
       const [existing] = await tx.$queryRaw<{ id: string; agentId: string; sizeBytes: number; createdAt: Date }[]>`
         SELECT id, agent_id AS "agentId", size_bytes AS "sizeBytes", created_at AS "createdAt" FROM "memory"."memories" WHERE record_id = ${w.recordId} AND path = ${w.path} FOR UPDATE`;
       const id = existing?.id ?? w.id;
+      // Neighbours before any other row lock (the agent's usage row below): a forget holds its memory's row
+      // and then takes the usage row, so reading a neighbour after the usage row could deadlock with it.
+      const depth = w.contextDepth ?? 0;
+      const createdAt = existing?.createdAt ?? (depth > 0 ? await databaseNow(tx) : undefined);
+      const neighbours = createdAt ? await neighboursOf(tx, w.recordId, id, createdAt, depth) : { createdAt: new Date(), before: [], after: [] };
       const response = respond(id);
       if (w.idempotency) {
         const { count } = await tx.memoryIdempotencyKey.updateMany({
@@ -136,9 +141,7 @@ export class PrismaMemoryRepository implements MemoryRepository {
       // Past the bus request's deadline the sender has given up (a 500): commit nothing (docs/api.md "After
       // a 500 or a timeout"). Checked before the vector write, which would change a replaced memory's vector.
       assertBeforeDeadline();
-      const depth = w.contextDepth ?? 0;
-      const createdAt = existing?.createdAt ?? (depth > 0 ? await databaseNow(tx) : undefined);
-      if (writeVector) await writeVector(id, createdAt ? await neighboursOf(tx, w.recordId, id, createdAt, depth) : { createdAt: new Date(), before: [], after: [] });
+      if (writeVector) await writeVector(id, neighbours);
       const version = { type: w.type, summary: w.summary, contentHash: w.contentHash, blobKey: w.blobKey, sizeBytes: w.sizeBytes, embedderId: w.embedderId };
       if (existing) await tx.memory.update({ where: { id }, data: { ...version, updatedAt: new Date() } });
       else await tx.memory.create({ data: { id, recordId: w.recordId, agentId: w.agentId, path: w.path, ...version, ...(createdAt ? { createdAt, updatedAt: createdAt } : {}) } });
@@ -150,7 +153,7 @@ export class PrismaMemoryRepository implements MemoryRepository {
       // vector write stays inside the residual window (docs/api.md).
       if (!existing) assertBeforeDeadline();
       return id;
-    }, writeVector ? VECTOR_WRITE_TRANSACTION : undefined);
+    }, writeVector ? VECTOR_WRITE_TRANSACTION : undefined));
   }
 
   /** The memory with this id in any record (jobs carry only the id), or null. */
@@ -220,7 +223,7 @@ export class PrismaMemoryRepository implements MemoryRepository {
    * blob key of every version. Returns the task, or null when the memory is already gone.
    */
   async forget(memory: MemoryRow, reindex?: { depth: number; write: (neighbours: MemoryNeighbours) => Promise<void> }): Promise<PurgeTask | null> {
-    return this.prisma.$transaction(async (tx) => {
+    return retryDeadlock(() => this.prisma.$transaction(async (tx) => {
       const [gone] = await tx.$queryRaw<{ agentId: string; sizeBytes: number; createdAt: Date }[]>`
         DELETE FROM "memory"."memories" WHERE id = ${memory.id} RETURNING agent_id AS "agentId", size_bytes AS "sizeBytes", created_at AS "createdAt"`;
       if (!gone) return null;
@@ -236,7 +239,7 @@ export class PrismaMemoryRepository implements MemoryRepository {
       const task = { id: newId('purgeTask'), recordId: memory.recordId, memoryId: memory.id, blobKeys };
       await tx.memoryPurgeTask.create({ data: task });
       return task;
-    }, reindex && reindex.depth > 0 ? VECTOR_WRITE_TRANSACTION : undefined);
+    }, reindex && reindex.depth > 0 ? VECTOR_WRITE_TRANSACTION : undefined));
   }
 
   /**
@@ -315,4 +318,22 @@ async function neighboursOf(tx: Prisma.TransactionClient, recordId: string, id: 
 async function databaseNow(tx: Prisma.TransactionClient): Promise<Date> {
   const [row] = await tx.$queryRaw<{ at: Date }[]>`SELECT date_trunc('milliseconds', clock_timestamp()) AS at`;
   return row.at;
+}
+
+/**
+ * Runs `transaction` again (at most 3 times in all) when PostgreSQL aborted it as a deadlock victim
+ * (SQLSTATE 40P01; Prisma P2034): contextual indexing locks a memory's neighbours, so two writes or
+ * forgets of adjacent memories at the same moment can each wait for the other. The aborted attempt rolled
+ * back entirely, and its index writes are recomputed by the next one. Other errors propagate at once.
+ */
+async function retryDeadlock<T>(transaction: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await transaction();
+    } catch (err) {
+      const e = err as { code?: string; meta?: { code?: string }; message?: string };
+      const deadlock = e.code === 'P2034' || e.meta?.code === '40P01' || /\b40P01\b|deadlock detected/.test(String(e.message));
+      if (!deadlock || attempt >= 3) throw err;
+    }
+  }
 }

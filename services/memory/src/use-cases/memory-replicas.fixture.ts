@@ -9,7 +9,9 @@ import { PrismaMemoryRepository } from '../persistence/prisma-memory.repository'
 import { type MemoryPrismaClient, openMemoryPrisma } from '../persistence/prisma';
 import { ExtractiveSummariser } from '../summary/extractive.summariser';
 import { EmbeddedVectorIndex } from '../vector-index/embedded.vector-index';
+import { ContextualIndexer } from './contextual-indexer';
 import { EnrichMemoryUseCase } from './enrich-memory.use-case';
+import { ForgetUseCase } from './forget.use-case';
 import { PurgeRecordUseCase } from './purge-record.use-case';
 import { PurgeStoresUseCase } from './purge-stores.use-case';
 import { RememberUseCase } from './remember.use-case';
@@ -20,6 +22,8 @@ export interface MemoryReplica {
   prisma: MemoryPrismaClient;
   repository: PrismaMemoryRepository;
   remember: RememberUseCase;
+  /** Forget with contextual indexing (the production default), as `remember`. */
+  forget: ForgetUseCase;
   purge: PurgeStoresUseCase;
   purgeRecord: PurgeRecordUseCase;
 }
@@ -34,7 +38,8 @@ export interface MemoryReplicas {
 }
 
 /**
- * Test fixture: `count` replicas of the memory service's remember and purge use cases on a fresh database
+ * Test fixture: `count` replicas of the memory service's remember, forget and purge use cases (contextual
+ * indexing on, as in production) on a fresh database
  * of the machine's PostgreSQL, with the real embedder, one embedded vector index (standing in for the
  * shared Qdrant) and one filesystem blob store a test can stall ({@link HookedBlobStore}; standing in for
  * S3), all in a new temporary directory. `close` disconnects, drops the database and deletes the directory.
@@ -49,10 +54,11 @@ export async function startMemoryReplicas(count: number): Promise<MemoryReplicas
   const replicas = clients.map(({ db, prisma }): MemoryReplica => {
     const repository = new PrismaMemoryRepository(prisma);
     const jobs = new InProcessJobQueue();
-    const enrichment = new EnrichMemoryUseCase(repository, null, embedder, index, blobs, jobs);
-    const remember = new RememberUseCase(repository, embedder, new PrototypeMemoryTypeClassifier(embedder), new ExtractiveSummariser(), index, blobs, enrichment);
+    const contextual = new ContextualIndexer(embedder, blobs, index);
+    const enrichment = new EnrichMemoryUseCase(repository, null, embedder, index, blobs, jobs, contextual);
+    const remember = new RememberUseCase(repository, embedder, new PrototypeMemoryTypeClassifier(embedder), new ExtractiveSummariser(), index, blobs, enrichment, undefined, contextual);
     const purge = new PurgeStoresUseCase(repository, index, blobs, jobs);
-    return { db, prisma, repository, remember, purge, purgeRecord: new PurgeRecordUseCase(repository, purge) };
+    return { db, prisma, repository, remember, forget: new ForgetUseCase(repository, purge, contextual), purge, purgeRecord: new PurgeRecordUseCase(repository, purge) };
   });
   return {
     replicas,
