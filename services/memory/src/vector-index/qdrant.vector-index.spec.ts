@@ -301,14 +301,13 @@ describe('QdrantVectorIndex requests (fake client)', () => {
     expect(Object.keys((upserts[0].args!.points as Schemas['PointStruct'][])[0].vector as object)).toEqual(['dense']);
   });
 
-  it('uses a fixed collection name when given, and validates names and BM25 options', async () => {
+  it('uses a fixed collection name when given, and validates names', async () => {
     const { client, calls } = fakeClient();
     const index = new QdrantVectorIndex({ client, collection: 'my_memories' });
     await index.open(DESCRIPTOR);
     expect(calls[0].collection).toBe('my_memories');
     expect(() => new QdrantVectorIndex({ client, collection: 'bad name' })).toThrow(/collection name/);
     expect(() => new QdrantVectorIndex({ client, collectionPrefix: 'bad/prefix' })).toThrow(/prefix/);
-    expect(() => new QdrantVectorIndex({ client, bm25: { b: 2 } })).toThrow(/BM25/);
     expect(() => new QdrantVectorIndex({})).toThrow(/url or a client/);
   });
 });

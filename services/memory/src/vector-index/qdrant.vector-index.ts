@@ -52,8 +52,6 @@ export interface QdrantVectorIndexOptions {
    * by vector size and distance only (its name carries no embedder), so prefer the derived names.
    */
   collection?: string;
-  /** BM25 document weighting; default {@link DEFAULT_BM25} and {@link DEFAULT_AVG_DOC_LENGTH}. */
-  bm25?: Partial<QdrantBm25Parameters>;
   /** Request timeout of a client built from `url`, in milliseconds. Default 30000. */
   timeoutMs?: number;
   /** Points per upsert request. Default 256. */
@@ -76,10 +74,9 @@ export interface QdrantVectorIndexOptions {
  * - Sparse scores: Qdrant computes Σ_query terms w_q · IDF · w_d with IDF = ln(1 + (N − n + 0.5)/(n + 0.5)),
  *   the same form as the embedded index, and w_d = {@link bm25DocumentWeights}. Differences from the
  *   embedded BM25: (1) N and n count the whole collection (all tenants), not the tenant, so a term common in
- *   other records weighs less here; (2) length normalisation uses a fixed average length (option
- *   `bm25.avgDocLength`, default {@link DEFAULT_AVG_DOC_LENGTH}) instead of the tenant's live average;
- *   (3) k1, b and avgdl are baked into the stored weights, so changing them needs a re-index (the embedded
- *   index applies them at query time). Rankings within a tenant therefore match closely but not exactly.
+ *   other records weighs less here; (2) length normalisation uses a fixed average length
+ *   ({@link DEFAULT_AVG_DOC_LENGTH}) instead of the tenant's live average; (3) k1, b ({@link DEFAULT_BM25})
+ *   and avgdl are baked into the stored weights, so changing them needs a re-index. Rankings within a tenant therefore match closely but not exactly.
  * - `compact()` does nothing: Qdrant deletes are final (its optimiser drops deleted points from segments;
  *   nothing of them is readable through the API once the delete returns).
  *
@@ -90,7 +87,7 @@ export class QdrantVectorIndex implements VectorIndex {
   private readonly client: QdrantIndexClient;
   private readonly prefix: string;
   private readonly fixedCollection?: string;
-  private readonly bm25: QdrantBm25Parameters;
+  private readonly bm25: QdrantBm25Parameters = { ...DEFAULT_BM25, avgDocLength: DEFAULT_AVG_DOC_LENGTH };
   private readonly batchSize: number;
   private descriptor: IndexDescriptor | null = null;
   private collection = '';
@@ -107,14 +104,6 @@ export class QdrantVectorIndex implements VectorIndex {
     }
     // Validates the prefix at construction, not at first open.
     qdrantCollectionName(this.prefix, { embedderId: 'x', dimension: 1 });
-    this.bm25 = {
-      k1: options.bm25?.k1 ?? DEFAULT_BM25.k1,
-      b: options.bm25?.b ?? DEFAULT_BM25.b,
-      avgDocLength: options.bm25?.avgDocLength ?? DEFAULT_AVG_DOC_LENGTH,
-    };
-    if (!(this.bm25.k1 >= 0) || !(this.bm25.b >= 0 && this.bm25.b <= 1) || !(this.bm25.avgDocLength > 0)) {
-      throw new Error(`invalid BM25 parameters ${JSON.stringify(this.bm25)}`);
-    }
     this.batchSize = Math.max(1, Math.floor(options.upsertBatchSize ?? 256));
   }
 
