@@ -267,9 +267,9 @@ async function main(): Promise<void> {
   rows3.push(await measure('RRF k = 10, sparse weight 2', questions, fused((q) => q.vector, (c) => reciprocalRankFusion(c, { k: 10, denseWeight: 1, sparseWeight: 2 }))));
   rows3.push(await measure('RRF k = 60, sparse weight 3', questions, fused((q) => q.vector, (c) => reciprocalRankFusion(c, { k: 60, denseWeight: 1, sparseWeight: 3 }))));
 
-  /** The service's own hybridSearch (HYBRID_FUSION, default depth, exact cosines). */
+  /** The service's own hybridSearch (HYBRID_FUSION, default depth, exact cosines, encodeQuery = the default encoder). */
   const hybrid = (raw = false) => (q: QuestionRef) =>
-    hybridSearch(index, { tenant: q.tenant, vector: raw ? q.rawVector : q.vector, query: q.question, keywords: encoder.encodeQuery(q.question), limit: LIMIT });
+    hybridSearch(index, { tenant: q.tenant, vector: raw ? q.rawVector : q.vector, query: q.question, limit: LIMIT });
   const tm2c2 = (alpha: number): ConvexFusionOptions => ({ denseWeight: alpha, denseFloor: -1 });
   for (const alpha of [0.5, 0.6, 0.7, 0.8, 0.9]) {
     const name = `TM2C2 α = ${alpha}${alpha === HYBRID_FUSION.denseWeight ? ' (HYBRID_FUSION)' : ''}`;

@@ -1,5 +1,5 @@
 import type { MemoryType } from '@agent-memory/shared';
-import type { SparseVector, VectorIndex } from '../vector-index/vector-index.port';
+import type { VectorIndex } from '../vector-index/vector-index.port';
 import { HYBRID_FUSION, convexScoreFusion, hybridCandidateDepth, type HybridHit } from './hybrid-ranking';
 import { encodeQuery } from './keyword-encoder';
 
@@ -10,8 +10,6 @@ export interface HybridSearchRequest {
   vector: Float32Array;
   /** The query text as the user gave it; keywords are taken from it with `encodeQuery`. */
   query: string;
-  /** Keyword vector of the query when already computed (or made by another encoder); default `encodeQuery(query)`. */
-  keywords?: SparseVector;
   /** Results wanted (≥ 0). */
   limit: number;
   types?: readonly MemoryType[];
@@ -33,7 +31,7 @@ export async function hybridSearch(index: VectorIndex, request: HybridSearchRequ
   const limit = Math.max(0, Math.floor(request.limit));
   if (limit === 0) return [];
   const search = { tenant: request.tenant, limit: hybridCandidateDepth(limit), types: request.types };
-  const keywords = request.keywords ?? encodeQuery(request.query);
+  const keywords = encodeQuery(request.query);
   const [dense, sparse] = await Promise.all([
     index.searchDense(request.vector, search),
     keywords.indices.length > 0 ? index.searchSparse(keywords, search) : Promise.resolve([]),
