@@ -8,11 +8,12 @@
  *    - below BENCH_PREFILL_FROM (default 50,000) memories: the first BENCH_SERIAL (default 200) one at a
  *      time (remember p50 "1 in flight"), the rest with BENCH_CONCURRENCY (default 8) in flight
  *      (remember/s = those memories / their wall time);
- *    - from BENCH_PREFILL_FROM on (the 100k step; hours otherwise): in chunks of 1,024, each chunk is
+ *    - from BENCH_PREFILL_FROM on (the 100k step): in chunks of 1,024, each chunk is
  *      first embedded by the service's own embedder in model batches of 64, in the record's scope (the
  *      embedder's batch path, `EMBEDDER` of the running app), then remembered over HTTP with 8 in flight;
  *      each remember finds its vector in the embedder's cache and does everything else as usual (rows,
- *      blob, index write). Its remember figures are not comparable and are not printed;
+ *      blob, index write). Its remember figures are not comparable and are not printed. The rest of
+ *      the remember path then sets the pace: at 17 remembers/s (2 loaded cores) the step takes ~1.5 h;
  * 2. a few warm-up recalls (the service itself is warmed up first on a separate record, see `warmUp`),
  *    then BENCH_ROUNDS (default 3) rounds of BENCH_QUERIES (default 200) paraphrase-like questions, one
  *    at a time, limit 10, every question distinct across rounds (the embedder caches exact texts; fewer per
