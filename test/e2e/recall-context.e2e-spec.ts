@@ -16,7 +16,7 @@ let server: E2eServer;
 let api: ApiClient;
 
 beforeAll(async () => {
-  server = await startE2eServer({ env: { RATE_LIMITS: 'off' } });
+  server = await startE2eServer({ env: { RATE_LIMITS: 'off', RECALL_CONTEXT: 'on' } });
   api = new ApiClient(server.url);
 }, 180_000);
 afterAll(() => server?.close({ removeData: true }));
