@@ -14,12 +14,15 @@ import { MEMORY_WORK_SCHEDULER } from '../../services/memory/src/use-cases/admis
  * the process and PGlite with the writes) counts too; a few writes may start meanwhile, hence the bound
  * of a quarter.
  * Standalone only: it watches the memory service's idempotency claims to know that the writes arrived.
+ * The model runs on tfjs-wasm (EMBEDDER_RUNTIME=tfjs): the order is what is asserted, and it needs the
+ * writes' model work to be slow enough that many of them still wait when the recall arrives; with the
+ * native engine (5-8 times faster) too few do on a fast machine for the order to say anything.
  */
 let server: TestServer;
 let api: ApiClient;
 beforeAll(async () => {
   server = await startStandaloneServer({
-    env: { RATE_LIMITS: 'off', BUS_REQUEST_TIMEOUT_MS: '600000', MEMORY_WORK_CONCURRENCY: '1', MEMORY_WORK_PER_AGENT_CONCURRENCY: '1', MEMORY_WORK_PER_AGENT_QUEUE: '64' },
+    env: { EMBEDDER_RUNTIME: 'tfjs', RATE_LIMITS: 'off', BUS_REQUEST_TIMEOUT_MS: '600000', MEMORY_WORK_CONCURRENCY: '1', MEMORY_WORK_PER_AGENT_CONCURRENCY: '1', MEMORY_WORK_PER_AGENT_QUEUE: '64' },
   });
   api = new ApiClient(server.url);
 }, 120_000);
