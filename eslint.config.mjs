@@ -10,6 +10,7 @@
 //   type:app        apps/*          the launchers: compose services and libs
 //   type:testing    libs/testing    test infrastructure (databases, NATS/Redis/S3 servers, stubs): libs only
 //   type:test       test/, test/support   end-to-end suites and the helpers that start the whole system
+//   type:dashboard  clients/dashboard  the web dashboard: the SDK and the contracts' types only
 //   type:bench      bench/          benchmarks: services and apps through their package entry only
 // The services and the launchers are Nx projects of type "library" (they are imported: apps compose the
 // services, tests start the launchers); the type:* tags above, not the project type, say who may import whom.
@@ -20,6 +21,8 @@ import js from '@eslint/js';
 import nx from '@nx/eslint-plugin';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
+import reactHooks from 'eslint-plugin-react-hooks';
+import jsxA11y from 'eslint-plugin-jsx-a11y';
 
 const LIBS = ['type:contracts', 'type:platform', 'type:config'];
 
@@ -37,6 +40,8 @@ function depConstraints(testFiles) {
     { sourceTag: 'type:client', onlyDependOnLibsWithTags: ['type:contracts', 'type:client', ...testing, ...(testFiles ? ['type:test'] : [])] },
     { sourceTag: 'type:cli', onlyDependOnLibsWithTags: ['type:contracts', 'type:client', 'type:cli', ...testing, ...(testFiles ? ['type:test'] : [])] },
     { sourceTag: 'type:test', onlyDependOnLibsWithTags: [...LIBS, 'type:service', 'type:app', 'type:testing', 'type:test', 'type:client', 'type:cli'] },
+    // the dashboard reaches the service over HTTP only, through the SDK; it reads the contracts' types
+    { sourceTag: 'type:dashboard', onlyDependOnLibsWithTags: ['type:contracts', 'type:client', 'type:dashboard'] },
     { sourceTag: 'type:bench', onlyDependOnLibsWithTags: [...LIBS, 'type:service', 'type:app', 'type:testing', 'type:test', 'type:client'] },
   ];
 }
@@ -98,6 +103,26 @@ export default tseslint.config(
       '@typescript-eslint/unbound-method': 'off',
       // a cluster-mode suite sets E2E_MODE, then require()s the standalone suite (an import would be hoisted)
       '@typescript-eslint/no-require-imports': ['error', { allow: ['\\.e2e-spec$'] }],
+    },
+  },
+  {
+    // the dashboard (React, in the browser): its own tsconfig (DOM, JSX), the hooks rules and the accessibility rules
+    files: ['clients/dashboard/**/*.ts', 'clients/dashboard/**/*.tsx', 'clients/dashboard/**/*.mts'],
+    extends: [js.configs.recommended, ...tseslint.configs.recommendedTypeChecked, reactHooks.configs.flat.recommended, jsxA11y.flatConfigs.recommended],
+    plugins: { '@nx': nx },
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+      globals: { ...globals.browser },
+    },
+    linterOptions: { reportUnusedDisableDirectives: 'error' },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: { attributes: false } }],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+      '@typescript-eslint/require-await': 'off',
+      // untrusted content is shown as text only (docs/dashboard.md, "Security")
+      'no-restricted-syntax': ['error', { selector: "JSXAttribute[name.name='dangerouslySetInnerHTML']", message: 'memories, files and names are untrusted: render them as text' }],
+      '@nx/enforce-module-boundaries': boundaries(false),
     },
   },
   {

@@ -175,7 +175,8 @@ export class Payer {
   private async load(maxMicroUsd: bigint): Promise<CredentialClient> {
     const [{ Mppx }, { charge }, account] = await Promise.all([import('mppx/client'), import('mppx/evm/client'), this.account()]);
     const { chainId, address, decimals, token } = this.currency;
-    const method = charge({ account, authorization: token, networks: [chainId], currencies: [address], decimals, maxAmount: formatMicro(maxMicroUsd) });
+    // WalletAccount is the part of viem's Account that we use; mppx's own types want the whole Account
+    const method = charge({ account: account as NonNullable<Parameters<typeof charge>[0]>['account'], authorization: token, networks: [chainId], currencies: [address], decimals, maxAmount: formatMicro(maxMicroUsd) });
     return Mppx.create({ methods: [method], polyfill: false });
   }
 }
