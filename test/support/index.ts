@@ -11,3 +11,4 @@ export * from './payments';
 export * from './test-chain';
 export * from './wallets';
 export * from './paraphrase-recall';
+export * from './browser';

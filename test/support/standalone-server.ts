@@ -19,15 +19,15 @@ export interface TestServer {
 
 /**
  * Starts the real standalone application (every service, embedded adapters) on 127.0.0.1 and a free
- * port. `env` overrides the environment (e.g. `RATE_LIMITS: 'off'`); `dataDir` reuses a directory to
+ * port (or `port`: then `PORT` and the default `PASSKEY_ORIGINS` name it). `env` overrides the environment (e.g. `RATE_LIMITS: 'off'`); `dataDir` reuses a directory to
  * test restarts; `paymentSettlement` replaces the chain settlement of Payment credentials (docs/billing.md).
  * The anonymous (create agent) limit is raised so that suites can create many agents.
  */
-export async function startStandaloneServer(options: { env?: Record<string, string>; dataDir?: string } & StandaloneOverrides = {}): Promise<TestServer> {
+export async function startStandaloneServer(options: { env?: Record<string, string>; dataDir?: string; port?: number } & StandaloneOverrides = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'agent-memory-test-'));
-  const config = loadStandaloneConfig({ LOG_LEVEL: 'silent', RATE_LIMIT_ANONYMOUS_PER_MINUTE: '100000', ...options.env, DATA_DIR: dataDir, PORT: '1' });
+  const config = loadStandaloneConfig({ LOG_LEVEL: 'silent', RATE_LIMIT_ANONYMOUS_PER_MINUTE: '100000', ...options.env, DATA_DIR: dataDir, PORT: String(options.port ?? 1) });
   const app = await createStandaloneApp(config, { paymentSettlement: options.paymentSettlement });
-  await app.listen({ port: 0, host: '127.0.0.1' });
+  await app.listen({ port: options.port ?? 0, host: '127.0.0.1' });
   const url = (await app.getUrl()).replace('[::1]', '127.0.0.1');
   return {
     url,

@@ -105,7 +105,7 @@ export async function createClusterProcess(config: ClusterConfig): Promise<NestF
     busServers: busServers(config),
     // The principal check reads the (verified) bus headers this interceptor sets.
     busContext: new NatsBusContextInterceptor(),
-    configure: gateway ? (app) => configureGatewayApp(app, { security: { hstsMaxAgeSeconds: config.options.hstsMaxAgeSeconds } }) : undefined,
+    configure: gateway ? (app) => configureGatewayApp(app, { security: { hstsMaxAgeSeconds: config.options.hstsMaxAgeSeconds }, dashboard: { directory: config.options.dashboardDirectory, passkeyRpId: config.options.auth.passkeys.rpId } }) : undefined,
   });
 }
 

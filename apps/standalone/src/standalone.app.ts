@@ -55,6 +55,6 @@ export async function createStandaloneApp(config: StandaloneConfig, overrides: S
     httpAdapter: createGatewayHttpAdapter(),
     rawBody: true,
     busServers: [new InProcessServer(bus)],
-    configure: (app) => configureGatewayApp(app, { security: { hstsMaxAgeSeconds: config.hstsMaxAgeSeconds } }),
+    configure: (app) => configureGatewayApp(app, { security: { hstsMaxAgeSeconds: config.hstsMaxAgeSeconds }, dashboard: { directory: config.dashboardDirectory, passkeyRpId: config.auth.passkeys.rpId } }),
   });
 }

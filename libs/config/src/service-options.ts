@@ -49,6 +49,8 @@ export const ServiceOptionsEnvSchema = z.object({
   PASSKEY_RP_ID: z.string().regex(/^[a-z0-9.-]{1,253}$/, 'must be a domain name such as memory.example.com').default('localhost'),
   PASSKEY_RP_NAME: z.string().min(1).max(64).default('agent-memory'),
   PASSKEY_ORIGINS: z.string().min(1).optional(),
+  /** The built web dashboard served at /dashboard (docs/dashboard.md); default clients/dashboard/dist of this repository. */
+  DASHBOARD_DIR: z.string().min(1).optional(),
   PASSKEY_SESSION_TTL_SECONDS: env.int(AUTH_DEFAULTS.passkeySessionTtlSeconds, 60),
   HSTS_MAX_AGE_SECONDS: env.int(0, 0),
   // How soon after a forget the memory tables are rewritten (VACUUM FULL + CHECKPOINT; docs/deployment.md).
@@ -124,6 +126,8 @@ export interface ServiceOptions {
   auth: { keyRotationGraceSeconds: number; passkeys: { rpId: string; rpName: string; origins: string[]; sessionTtlSeconds: number } };
   /** `Strict-Transport-Security` max-age; 0 sends none. */
   hstsMaxAgeSeconds: number;
+  /** `DASHBOARD_DIR`: the built dashboard (undefined: the gateway's default, clients/dashboard/dist). */
+  dashboardDirectory: string | undefined;
   /** Delay between a purge and the rewrite of the memory tables that erases the forgotten rows, ms (`FORGET_VACUUM_DELAY_MS`). */
   forgetVacuumDelayMs: number;
   /** `EMBEDDER`; use-lite runs on `EMBEDDER_RUNTIME` and caches its converted model under `<DATA_DIR>/models`. */
@@ -205,6 +209,7 @@ export function serviceOptionsFromEnv(e: ServiceOptionsEnv, opts: { paymentSecre
       passkeys: { rpId: e.PASSKEY_RP_ID, rpName: e.PASSKEY_RP_NAME, origins, sessionTtlSeconds: e.PASSKEY_SESSION_TTL_SECONDS },
     },
     hstsMaxAgeSeconds: e.HSTS_MAX_AGE_SECONDS,
+    dashboardDirectory: e.DASHBOARD_DIR,
     forgetVacuumDelayMs: e.FORGET_VACUUM_DELAY_MS,
     embedder,
     enrichment,

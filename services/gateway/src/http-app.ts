@@ -8,6 +8,7 @@ import { runWithBusHeaders } from '@agent-memory/platform';
 import { authorizationFieldCount } from './auth/authorization-header';
 import { answerClientError, answerFrameworkError, MAX_PARAM_LENGTH } from './http/edge-errors';
 import { DEFAULT_HTTP_SECURITY, type HttpSecurityOptions, registerHttpSecurity } from './http/http-security';
+import { type DashboardOptions, registerDashboard } from './http/dashboard';
 import { cachedJsonAnswer } from './openapi/document-answer';
 import { buildOpenApiDocument } from './openapi/openapi-document';
 import { recordServedRoutes } from './openapi/served-routes';
@@ -47,12 +48,13 @@ const SWAGGER_UI_STUB: OpenAPIObject = { openapi: '3.1.0', info: { title: 'agent
  * Fastify-level hooks that Nest's filters cannot see: body parsing errors, unknown routes, the request
  * id header, the bus correlation id, per-route body limits and security headers
  * ({@link registerHttpSecurity}), and the OpenAPI 3.1 contract ({@link buildOpenApiDocument}) at
- * `/openapi.json` (also `/docs/openapi.json`), read by the Swagger UI page at `/docs`. The document is built
+ * `/openapi.json` (also `/docs/openapi.json`), read by the Swagger UI page at `/docs`, and the web dashboard at
+ * `/dashboard` ({@link registerDashboard}). The document is built
  * and serialized once, on its first request ({@link cachedJsonAnswer}): an API route without `@Returns` makes
  * that route answer 500 (logged once) and fails the contract tests, it does not stop the server starting.
  * Call before `init`/`listen`, so that the body limits and the route list ({@link recordServedRoutes}) see every route.
  */
-export function configureGatewayApp(app: NestFastifyApplication, options: { security?: HttpSecurityOptions } = {}): void {
+export function configureGatewayApp(app: NestFastifyApplication, options: { security?: HttpSecurityOptions; dashboard?: DashboardOptions } = {}): void {
   const fastify = app.getHttpAdapter().getInstance();
   registerHttpSecurity(fastify, options.security ?? DEFAULT_HTTP_SECURITY);
   fastify.addHook('onRequest', (req, reply, done) => {
@@ -77,4 +79,5 @@ export function configureGatewayApp(app: NestFastifyApplication, options: { secu
   // The UI page loads /openapi.json (`url`; `spec: {}` overrides the embedded document), so its init
   // script embeds only a stub instead of a second copy of the document.
   SwaggerModule.setup('docs', app, SWAGGER_UI_STUB, { raw: false, swaggerOptions: { url: '/openapi.json', spec: {} } });
+  registerDashboard(fastify, options.dashboard);
 }

@@ -19,3 +19,4 @@ export { parseAuthorization } from './auth/authorization-header';
 // The OpenAPI 3.1 contract (docs/api.md, "The OpenAPI contract") and the routes the server really serves.
 export { buildOpenApiDocument, type DeploymentLimits, openApiDocumentOf, type OpenApiDocument, type OpenApiOperation, type PaymentDiscovery } from './openapi/openapi-document';
 export { servedRoutes, type ServedRoute } from './openapi/served-routes';
+export { DASHBOARD_CSP, DASHBOARD_PATH, type DashboardOptions } from './http/dashboard';

@@ -74,7 +74,7 @@ describe('the OpenAPI document', () => {
 
   it('lists every route the server serves, and serves every operation it lists', () => {
     // Outside the contract: liveness and readiness, the Swagger UI and its assets, the document itself, the agents' text guide.
-    const META = [/^\/healthz$/, /^\/readyz$/, /^\/docs(\/.*|-json|-yaml)?$/, /^\/openapi\.json$/, /^\/llms\.txt$/];
+    const META = [/^\/healthz$/, /^\/dashboard(\/.*)?$/, /^\/readyz$/, /^\/docs(\/.*|-json|-yaml)?$/, /^\/openapi\.json$/, /^\/llms\.txt$/];
     const served = servedRoutes(server.app.getHttpAdapter().getInstance())
       .filter((r) => r.method !== 'HEAD' && !META.some((m) => m.test(r.url)))
       .map((r) => `${r.method} ${r.url.replace(/:([A-Za-z_]\w*)/g, '{$1}')}`);

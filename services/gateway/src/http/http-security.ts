@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { LIMITS } from '@agent-memory/shared';
+import { DASHBOARD_CSP, isDashboardPath } from './dashboard';
 
 /** Security settings of the HTTP edge (docs/authentication.md, "Transport, limits and logs"). */
 export interface HttpSecurityOptions {
@@ -57,8 +58,9 @@ function isDocsPath(url: string): boolean {
  * - a per-route body limit ({@link bodyLimitFor}); over it: VALIDATION_ERROR (error filter);
  * - bodies only as `application/json` (any other content type: VALIDATION_ERROR, the error codes of docs/api.md have no 415);
  * - response headers on every answer: `X-Content-Type-Options: nosniff`, `Referrer-Policy: no-referrer`,
- *   `X-Frame-Options: DENY`; on the API (everything but `/docs`): `Cache-Control: no-store` and
- *   `Content-Security-Policy: default-src 'none'; frame-ancestors 'none'`; `Strict-Transport-Security`
+ *   `X-Frame-Options: DENY`; on the API (everything but `/docs` and `/dashboard`): `Cache-Control: no-store` and
+ *   `Content-Security-Policy: default-src 'none'; frame-ancestors 'none'`; on `/dashboard` its own policy
+ *   ({@link DASHBOARD_CSP}); `Strict-Transport-Security`
  *   when `hstsMaxAgeSeconds` > 0. (@fastify/helmet is not a dependency; these few headers are set here.)
  */
 export function registerHttpSecurity(fastify: FastifyInstance, options: HttpSecurityOptions = DEFAULT_HTTP_SECURITY): void {
@@ -90,7 +92,11 @@ export function registerHttpSecurity(fastify: FastifyInstance, options: HttpSecu
     void reply.header('X-Content-Type-Options', 'nosniff');
     void reply.header('Referrer-Policy', 'no-referrer');
     void reply.header('X-Frame-Options', 'DENY');
-    if (!isDocsPath(req.url)) {
+    if (isDashboardPath(req.url)) {
+      // the dashboard's own files only; its route handlers set Cache-Control (index: no-cache, hashed assets: a year)
+      void reply.header('Content-Security-Policy', DASHBOARD_CSP);
+      if (!reply.hasHeader('Cache-Control')) void reply.header('Cache-Control', 'no-store');
+    } else if (!isDocsPath(req.url)) {
       void reply.header('Cache-Control', 'no-store');
       void reply.header('Content-Security-Policy', "default-src 'none'; frame-ancestors 'none'");
     }

@@ -1,0 +1,86 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import fastifyStatic from '@fastify/static';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+
+/** Where the dashboard is served (docs/dashboard.md). */
+export const DASHBOARD_PATH = '/dashboard';
+
+/**
+ * The dashboard's Content-Security-Policy: its own scripts, styles, images and API calls only; no inline
+ * script, no plugin, no framing, no form posting elsewhere (docs/dashboard.md, "Security"). Memories,
+ * files and names that agents wrote are shown as text; this policy is the second wall.
+ */
+export const DASHBOARD_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; connect-src 'self'; manifest-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'; object-src 'none'";
+
+/** The built dashboard of this repository (`npm install` builds it with tools/build-dashboard.js). */
+export const DEFAULT_DASHBOARD_DIRECTORY = resolve(__dirname, '..', '..', '..', '..', 'clients', 'dashboard', 'dist');
+
+/** Options of {@link registerDashboard}. */
+export interface DashboardOptions {
+  /** The built dashboard (index.html and assets/); default {@link DEFAULT_DASHBOARD_DIRECTORY} (`DASHBOARD_DIR`). */
+  directory?: string;
+  /**
+   * The passkey relying-party id (`PASSKEY_RP_ID`). When it is `localhost`, a dashboard page asked for on
+   * an IP address of this machine (127.0.0.1, [::1]) is redirected to the same page on `localhost`,
+   * because WebAuthn refuses an IP address as relying party (docs/authentication.md).
+   */
+  passkeyRpId?: string;
+}
+
+/** True for the dashboard's own paths (`/dashboard`, `/dashboard/…`, `/dashboard?…`). */
+export function isDashboardPath(url: string): boolean {
+  return url === DASHBOARD_PATH || url.startsWith(`${DASHBOARD_PATH}/`) || url.startsWith(`${DASHBOARD_PATH}?`);
+}
+
+const LOOPBACK_HOST = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|\[::1\])(:\d{1,5})?$/;
+
+/**
+ * Serves the dashboard, a single-page app, under `/dashboard` (docs/dashboard.md): its hashed assets from
+ * `<directory>/assets` (cached for a year: their names change with their content) with @fastify/static, and
+ * `index.html` (not cached) for `/dashboard/` and every client-side route under it. Without a build the
+ * page says how to make one (503). Security headers: see {@link DASHBOARD_CSP} and ./http-security.ts.
+ */
+export function registerDashboard(fastify: FastifyInstance, options: DashboardOptions = {}): void {
+  const directory = options.directory ?? DEFAULT_DASHBOARD_DIRECTORY;
+  const indexFile = join(directory, 'index.html');
+  let indexHtml: string | undefined;
+  const page = (): string | undefined => (indexHtml ??= existsSync(indexFile) ? readFileSync(indexFile, 'utf8') : undefined);
+
+  const serveIndex = (req: FastifyRequest, reply: FastifyReply) => {
+    const host = req.headers.host ?? '';
+    if (options.passkeyRpId === 'localhost' && LOOPBACK_HOST.test(host)) {
+      const port = host.slice(host.lastIndexOf(']') + 1).split(':')[1];
+      return reply.redirect(`http://localhost${port ? `:${port}` : ''}${req.url}`, 302);
+    }
+    if (req.url === DASHBOARD_PATH || req.url.startsWith(`${DASHBOARD_PATH}?`)) return reply.redirect(`${DASHBOARD_PATH}/${req.url.slice(DASHBOARD_PATH.length)}`, 301);
+    const html = page();
+    if (html === undefined) {
+      return reply
+        .code(503)
+        .type('text/plain; charset=utf-8')
+        .send('The dashboard is not built. Run `npm run build:dashboard` (npm install does it), then reload.');
+    }
+    return reply.header('Cache-Control', 'no-cache').type('text/html; charset=utf-8').send(html);
+  };
+
+  fastify.get(DASHBOARD_PATH, serveIndex);
+  fastify.get(`${DASHBOARD_PATH}/`, serveIndex);
+  fastify.get(`${DASHBOARD_PATH}/*`, (req, reply) => {
+    // an asset that is not there is 404, not the page: a stale page asking for old assets should fail loudly
+    if (req.url.startsWith(`${DASHBOARD_PATH}/assets/`)) return reply.code(404).type('text/plain; charset=utf-8').send('Not found');
+    return serveIndex(req, reply);
+  });
+  // without a build there is nothing to serve (the page above says so); a build made later is served after a restart
+  if (!existsSync(join(directory, 'assets'))) return;
+  void fastify.register(fastifyStatic, {
+    root: join(directory, 'assets'),
+    prefix: `${DASHBOARD_PATH}/assets/`,
+    decorateReply: false,
+    index: false,
+    dotfiles: 'deny',
+    immutable: true,
+    maxAge: '365d',
+  });
+}
