@@ -14,4 +14,5 @@ export * from './schemas/memories';
 export * from './schemas/files';
 export * from './schemas/billing';
 export * from './schemas/auth';
+export * from './schemas/siwe';
 export * from './schemas/vector-index';

@@ -30,6 +30,10 @@ export const SUBJECTS = {
     /** The agent itself drops a human's claim on it. */
     releaseClaimByAgent: 'agents.v1.claims.release-by-agent',
     resolveClaim: 'agents.v1.claims.resolve',
+    /** Sign in with Ethereum (EIP-4361): prepares the message to sign, with a single-use nonce for one wallet. */
+    siweNonce: 'agents.v1.siwe.nonce',
+    /** Sign in with Ethereum: verifies the signed message, claims the wallet's agent, answers a session. */
+    siweVerify: 'agents.v1.siwe.verify',
   },
   records: {
     create: 'records.v1.create',

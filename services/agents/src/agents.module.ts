@@ -9,6 +9,8 @@ import { DEFAULT_PASSKEY_OPTIONS, PASSKEY_OPTIONS, type PasskeyOptions } from '.
 import { ClaimsUseCases } from './humans/use-cases/claims.use-cases';
 import { PasskeysUseCases } from './humans/use-cases/passkeys.use-cases';
 import { SessionsUseCases } from './humans/use-cases/sessions.use-cases';
+import { SiweMessageHandler } from './humans/siwe.message-handler';
+import { SiweUseCases } from './humans/use-cases/siwe.use-cases';
 import { AgentsRepository } from './persistence/agents.repository';
 import { HumansRepository } from './persistence/humans.repository';
 import { PrismaAgentsRepository } from './persistence/prisma-agents.repository';
@@ -44,7 +46,7 @@ export class AgentsModule {
   static forRoot(options: AgentsModuleOptions): DynamicModule {
     return {
       module: AgentsModule,
-      controllers: [AgentsMessageHandler, HumansMessageHandler],
+      controllers: [AgentsMessageHandler, HumansMessageHandler, SiweMessageHandler],
       providers: [
         { provide: AGENTS_PRISMA, useFactory: (db: Database) => openAgentsPrisma(db), inject: [DATABASE] },
         { provide: AgentsRepository, useClass: PrismaAgentsRepository },
@@ -60,6 +62,7 @@ export class AgentsModule {
         PasskeysUseCases,
         SessionsUseCases,
         ClaimsUseCases,
+        SiweUseCases,
       ],
     };
   }

@@ -43,8 +43,25 @@ export interface WalletChallengeRecord {
   expiresAt: Date;
 }
 
+/** A Sign in with Ethereum nonce this service issued for one wallet (EIP-55), single use until `expiresAt`. */
+export interface SiweNonceRecord {
+  nonce: string;
+  walletAddress: string;
+  expiresAt: Date;
+}
+
+/** A human account created together with its first claim (Sign in with Ethereum: a wallet-only account, no passkey yet). */
+export interface NewHuman {
+  id: string;
+  name: string;
+  /** The WebAuthn user handle (base64url) the account's passkeys will carry when it adds some. */
+  webauthnUserId: string;
+  createdAt: Date;
+}
+
 /**
- * Port of the agents store (the `agents` schema: agents, key hashes, claims, wallet challenges). Agents
+ * Port of the agents store (the `agents` schema: agents, key hashes, claims, wallet challenges, sign-in
+ * nonces). Agents
  * come back in their API form. Adapter: `prisma-agents.repository.ts`.
  *
  * Rotations, revocations and claims of one agent run in {@link transaction} behind {@link lockAgent}, so
@@ -81,8 +98,11 @@ export abstract class AgentsRepository {
 
   /** The claim on the agent; null when no human has claimed it. */
   abstract findClaim(agentId: string): Promise<ClaimRecord | null>;
-  /** Records `humanId` as the agent's owner (the caller holds the agent's lock and found no claim). */
-  abstract createClaim(agentId: string, humanId: string, createdAt: Date): Promise<ClaimRecord>;
+  /**
+   * Records `humanId` as the agent's owner (the caller holds the agent's lock and found no claim),
+   * creating that human first when `newHuman` is given (its `id` is `humanId`).
+   */
+  abstract createClaim(agentId: string, humanId: string, createdAt: Date, newHuman?: NewHuman): Promise<ClaimRecord>;
   /** The claims of a human, most recent first. */
   abstract listClaims(humanId: string): Promise<ClaimRecord[]>;
   /** Deletes the claim on the agent (only `humanId`'s when given); returns how many were deleted (0 or 1). */
@@ -92,4 +112,9 @@ export abstract class AgentsRepository {
   abstract addWalletChallenge(challenge: WalletChallengeRecord, now: Date): Promise<void>;
   /** Takes the challenge of this nonce out of the store (single use); null when unknown or already used. */
   abstract takeWalletChallenge(nonce: string): Promise<WalletChallengeRecord | null>;
+
+  /** Stores a new Sign in with Ethereum nonce, purging those expired before `now`. */
+  abstract addSiweNonce(nonce: SiweNonceRecord, now: Date): Promise<void>;
+  /** Takes the nonce out of the store (single use); null when unknown or already used. */
+  abstract takeSiweNonce(nonce: string): Promise<SiweNonceRecord | null>;
 }

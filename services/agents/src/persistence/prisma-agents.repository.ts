@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { runInTransaction } from '@agent-memory/platform';
 import type { Agent } from '@agent-memory/shared';
 import type { Agent as AgentRow, AgentClaim as ClaimRow, Prisma } from './generated/client';
-import { type AgentKeyRecord, AgentsRepository, type ClaimRecord, type NewAgent, type NewAgentKey, type WalletChallengeRecord } from './agents.repository';
+import { type AgentKeyRecord, AgentsRepository, type ClaimRecord, type NewAgent, type NewAgentKey, type NewHuman, type SiweNonceRecord, type WalletChallengeRecord } from './agents.repository';
 import { AGENTS_PRISMA, type AgentsPrismaClient, isUniqueViolation } from './prisma';
 
 /** The agents store on PostgreSQL through Prisma (with `prisma-humans.repository.ts`, the only code of the agents service that touches Prisma). */
@@ -81,7 +81,8 @@ export class PrismaAgentsRepository extends AgentsRepository {
     return row ? toClaim(row) : null;
   }
 
-  async createClaim(agentId: string, humanId: string, createdAt: Date): Promise<ClaimRecord> {
+  async createClaim(agentId: string, humanId: string, createdAt: Date, newHuman?: NewHuman): Promise<ClaimRecord> {
+    if (newHuman) await this.db.human.create({ data: newHuman });
     return toClaim(await this.db.agentClaim.create({ data: { agentId, humanId, createdAt }, include: { agent: true } }));
   }
 
@@ -102,6 +103,18 @@ export class PrismaAgentsRepository extends AgentsRepository {
 
   takeWalletChallenge(nonce: string): Promise<WalletChallengeRecord | null> {
     return this.db.walletChallenge.delete({ where: { nonce } }).catch(() => null);
+  }
+
+  async addSiweNonce(nonce: SiweNonceRecord, now: Date): Promise<void> {
+    await this.db.siweNonce.deleteMany({ where: { expiresAt: { lt: now } } });
+    await this.db.siweNonce.create({ data: nonce });
+  }
+
+  async takeSiweNonce(nonce: string): Promise<SiweNonceRecord | null> {
+    // DELETE … RETURNING: one statement, so two concurrent verifies cannot both take the nonce.
+    const rows = await this.db.$queryRaw<Array<{ nonce: string; wallet_address: string; expires_at: Date }>>`DELETE FROM "agents"."siwe_nonces" WHERE "nonce" = ${nonce} RETURNING "nonce", "wallet_address", "expires_at"`;
+    const row = rows[0];
+    return row ? { nonce: row.nonce, walletAddress: row.wallet_address, expiresAt: row.expires_at } : null;
   }
 }
 

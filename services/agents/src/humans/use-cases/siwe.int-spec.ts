@@ -1,0 +1,245 @@
+import { SiweMessage } from 'siwe';
+import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
+import { newId, type SiweSessionResponse } from '@agent-memory/shared';
+import { createPasskeyDevice, openTestPrisma } from '@agent-memory/testing';
+import { issueAgentKey } from '../../agent-key';
+import { seedAgent as seedAgentIn } from '../../persistence/agents.fixture';
+import { PrismaAgentsRepository } from '../../persistence/prisma-agents.repository';
+import { PrismaHumansRepository } from '../../persistence/prisma-humans.repository';
+import { openAgentsPrisma, type AgentsPrismaClient } from '../../persistence/prisma';
+import type { PasskeyOptions } from '../passkey.options';
+import { PasskeysUseCases } from './passkeys.use-cases';
+import { SessionsUseCases } from './sessions.use-cases';
+import { SiweUseCases, walletAccountName } from './siwe.use-cases';
+
+/**
+ * Sign in with Ethereum (docs/authentication.md, "Sign in with Ethereum (humans)") on the machine's
+ * PostgreSQL (a fresh database per run), with viem local accounts as the wallets and a clock the test
+ * moves: every check of the message refuses with one line and uses the nonce up; a verified wallet signs
+ * in the owner of its agent, or claims the agent for the signed-in human or for a new wallet-only account.
+ */
+const DOMAIN = 'memory.example.com';
+const ORIGIN = 'https://memory.example.com';
+const CHAIN_ID = 8453;
+const OPTIONS: PasskeyOptions = { rpId: DOMAIN, rpName: 'agent-memory', origins: [ORIGIN, 'https://dashboard.example.com'], sessionTtlSeconds: 12 * 3600, challengeTtlSeconds: 300 };
+let prisma: AgentsPrismaClient;
+let close: () => Promise<void>;
+let now = new Date('2026-06-01T12:00:00Z');
+const clock = () => now;
+let agents: PrismaAgentsRepository;
+let sessions: SessionsUseCases;
+let passkeys: PasskeysUseCases;
+let siwe: SiweUseCases;
+
+beforeAll(async () => {
+  ({ prisma, close } = await openTestPrisma(openAgentsPrisma, 4));
+  agents = new PrismaAgentsRepository(prisma);
+  const humans = new PrismaHumansRepository(prisma);
+  sessions = new SessionsUseCases(humans, 'amk', OPTIONS, clock);
+  passkeys = new PasskeysUseCases(humans, OPTIONS, clock, sessions);
+  siwe = new SiweUseCases(agents, { domain: DOMAIN, chainId: CHAIN_ID }, OPTIONS, clock, sessions, passkeys);
+}, 60_000);
+afterAll(() => close?.());
+beforeEach(() => {
+  now = new Date(now.getTime() + 3_600_000);
+});
+
+function wallet(): PrivateKeyAccount {
+  return privateKeyToAccount(generatePrivateKey());
+}
+
+/** A `local` agent with this wallet (and one key). */
+async function seedLocalAgent(address: string, name = 'local agent'): Promise<{ agentId: string; key: string }> {
+  const agentId = newId('agent');
+  const key = issueAgentKey('amk', 'live');
+  const agent = { id: agentId, name, mode: 'local' as const, tags: [], category: 'agent', walletAddress: address, recordId: newId('record'), keyEnvironment: 'live' as const };
+  await agents.createAgent(agent, { id: newId('agentKey'), agentId, keyHash: key.hash, environment: 'live', displayPrefix: key.displayPrefix });
+  return { agentId, key: key.key };
+}
+
+/** Nonce → sign the message unchanged → verify. */
+async function signIn(account: PrivateKeyAccount, humanId?: string): Promise<SiweSessionResponse> {
+  const { message } = await siwe.nonce({ address: account.address });
+  return siwe.verify({ message, signature: await account.signMessage({ message }), humanId });
+}
+
+/** A message with one field changed from the prepared one (same nonce), signed by `account`. */
+async function altered(account: PrivateKeyAccount, change: (m: SiweMessage) => void, signer = account) {
+  const { message } = await siwe.nonce({ address: account.address });
+  const m = new SiweMessage(message);
+  change(m);
+  const text = m.prepareMessage();
+  return { message: text, signature: await signer.signMessage({ message: text }), nonce: m.nonce };
+}
+
+const refused = { code: 'UNAUTHORIZED', message: 'The Sign in with Ethereum message could not be verified' };
+
+describe('the prepared message', () => {
+  it('is EIP-4361 for this deployment: domain, EIP-55 address, statement, URI, chain id, 96-bit nonce, 5-minute expiry', async () => {
+    const account = wallet();
+    const answer = await siwe.nonce({ address: account.address.toLowerCase() });
+    const lines = answer.message.split('\n');
+    expect(lines[0]).toBe(`${DOMAIN} wants you to sign in with your Ethereum account:`);
+    expect(lines[1]).toBe(account.address);
+    expect(lines[3]).toBe('Sign in to the agent-memory dashboard');
+    const m = new SiweMessage(answer.message);
+    expect(m).toMatchObject({ uri: ORIGIN, version: '1', chainId: CHAIN_ID, nonce: answer.nonce, issuedAt: now.toISOString(), expirationTime: answer.expiresAt });
+    expect(Date.parse(answer.expiresAt) - now.getTime()).toBe(300_000);
+    expect(answer.nonce).toMatch(/^[A-Za-z0-9]{17,}$/); // 96 bits in 62 symbols: ≥ 17 characters
+    const stored = await prisma.siweNonce.findUniqueOrThrow({ where: { nonce: answer.nonce } });
+    expect(stored.walletAddress).toBe(account.address);
+  });
+
+  it('names the asking page as URI when it is one of PASSKEY_ORIGINS, else the first origin', async () => {
+    const account = wallet();
+    const uriOf = async (origin?: string) => new SiweMessage((await siwe.nonce({ address: account.address, origin })).message).uri;
+    expect(await uriOf('https://dashboard.example.com')).toBe('https://dashboard.example.com');
+    expect(await uriOf('https://evil.example.net')).toBe(ORIGIN);
+    expect(await uriOf('not a url')).toBe(ORIGIN);
+  });
+});
+
+describe('verification refuses, with one line, and uses the nonce up', () => {
+  let account: PrivateKeyAccount;
+  beforeAll(async () => {
+    account = wallet();
+    await seedLocalAgent(account.address);
+  });
+
+  const refusedAndUsedUp = async (attempt: { message: string; signature: string; nonce: string }) => {
+    await expect(siwe.verify(attempt)).rejects.toMatchObject(refused);
+    expect(await prisma.siweNonce.findUnique({ where: { nonce: attempt.nonce } })).toBeNull();
+  };
+
+  it('another domain', async () => {
+    await refusedAndUsedUp(await altered(account, (m) => (m.domain = 'staging.example.com')));
+  });
+
+  it('another URI origin, or a URI that is not a URL of ours', async () => {
+    await refusedAndUsedUp(await altered(account, (m) => (m.uri = 'https://evil.example.net')));
+    await refusedAndUsedUp(await altered(account, (m) => (m.uri = 'urn:example:memory')));
+  });
+
+  it('another chain', async () => {
+    await refusedAndUsedUp(await altered(account, (m) => (m.chainId = 1)));
+  });
+
+  it('a reused nonce (the second verify of a message that signed in once)', async () => {
+    const { message } = await siwe.nonce({ address: account.address });
+    const signature = await account.signMessage({ message });
+    await expect(siwe.verify({ message, signature })).resolves.toMatchObject({ agent: { walletAddress: account.address } });
+    await expect(siwe.verify({ message, signature })).rejects.toMatchObject(refused);
+  });
+
+  it('an expired nonce (and message): after 5 minutes', async () => {
+    const { message } = await siwe.nonce({ address: account.address });
+    const signature = await account.signMessage({ message });
+    now = new Date(now.getTime() + 300_000);
+    await expect(siwe.verify({ message, signature })).rejects.toMatchObject(refused);
+  });
+
+  it('an expired message whose nonce is still valid, and one not valid yet', async () => {
+    await refusedAndUsedUp(await altered(account, (m) => (m.expirationTime = new Date(now.getTime() - 1000).toISOString())));
+    await refusedAndUsedUp(await altered(account, (m) => (m.notBefore = new Date(now.getTime() + 60_000).toISOString())));
+  });
+
+  it('a nonce issued for another address', async () => {
+    const other = wallet();
+    await seedLocalAgent(other.address);
+    const attempt = await altered(account, (m) => (m.address = other.address), other);
+    await refusedAndUsedUp(attempt);
+  });
+
+  it('a bad signature: another wallet’s, or the signature of another text', async () => {
+    const { message, nonce } = await siwe.nonce({ address: account.address });
+    await refusedAndUsedUp({ message, nonce, signature: await wallet().signMessage({ message }) });
+    const second = await siwe.nonce({ address: account.address });
+    await refusedAndUsedUp({ message: second.message, nonce: second.nonce, signature: await account.signMessage({ message: `${second.message} ` }) });
+  });
+
+  it('a text that is not EIP-4361, and an unknown nonce', async () => {
+    await expect(siwe.verify({ message: 'hello', signature: await account.signMessage({ message: 'hello' }) })).rejects.toMatchObject(refused);
+    const forged = await altered(account, (m) => (m.nonce = 'abcdefgh12345678ab'));
+    await expect(siwe.verify(forged)).rejects.toMatchObject(refused);
+  });
+
+  it('a wallet no agent has: 401 "No agent has this wallet", nothing created', async () => {
+    const nobody = wallet();
+    const before = await prisma.human.count();
+    await expect(signIn(nobody)).rejects.toMatchObject({ code: 'UNAUTHORIZED', message: 'No agent has this wallet' });
+    expect(await prisma.human.count()).toBe(before);
+  });
+});
+
+describe('who is signed in', () => {
+  it('an unclaimed agent, nobody signed in: a new wallet-only human claims it; the next sign-in is the same human', async () => {
+    const account = wallet();
+    const { agentId } = await seedLocalAgent(account.address);
+    const first = await signIn(account);
+    expect(first.token).toMatch(/^amk_session_[0-9A-Za-z]{43}$/);
+    expect(first.human).toMatchObject({ id: expect.stringMatching(/^hum_/), name: walletAccountName(account.address), passkeys: [] });
+    expect(first.human.name).toMatch(/^Wallet 0x[0-9A-Fa-f]{4}…[0-9A-Fa-f]{4}$/);
+    expect(first.agent).toMatchObject({ id: agentId, mode: 'local', walletAddress: account.address, claimedAt: now.toISOString() });
+    expect(Date.parse(first.expiresAt) - now.getTime()).toBe(12 * 3600 * 1000);
+    expect(await sessions.authenticate({ token: first.token })).toMatchObject({ humanId: first.human.id });
+
+    const second = await signIn(account);
+    expect(second.human.id).toBe(first.human.id);
+    expect(second.token).not.toBe(first.token);
+    expect(await prisma.human.count({ where: { name: walletAccountName(account.address) } })).toBe(1);
+    // the session is a passkey session: sign-out ends it
+    await sessions.end({ token: second.token });
+    await expect(sessions.authenticate({ token: second.token })).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
+  });
+
+  it('an agent another human claimed: signs in as that owner (not as the signed-in human)', async () => {
+    const account = wallet();
+    const { agentId } = await seedLocalAgent(account.address);
+    const owner = newId('human');
+    const bystander = newId('human');
+    await prisma.human.createMany({ data: [owner, bystander].map((id) => ({ id, name: id, webauthnUserId: newId('human') })) });
+    await prisma.agentClaim.create({ data: { agentId, humanId: owner } });
+    expect((await signIn(account)).human.id).toBe(owner);
+    const asBystander = await signIn(account, bystander);
+    expect(asBystander.human.id).toBe(owner);
+    expect((await prisma.agentClaim.findUniqueOrThrow({ where: { agentId } })).humanId).toBe(owner);
+  });
+
+  it('an unclaimed agent, a human signed in: that human claims it and gets a fresh session', async () => {
+    const account = wallet();
+    const { agentId } = await seedLocalAgent(account.address);
+    const human = newId('human');
+    await prisma.human.create({ data: { id: human, name: 'Ana', webauthnUserId: newId('human') } });
+    const answer = await signIn(account, human);
+    expect(answer.human).toMatchObject({ id: human, name: 'Ana' });
+    expect(answer.agent.id).toBe(agentId);
+    expect((await prisma.agentClaim.findUniqueOrThrow({ where: { agentId } })).humanId).toBe(human);
+  });
+
+  it('prefers the wallet’s `local` agent over a `cloud` agent with the same wallet', async () => {
+    const account = wallet();
+    await seedAgentIn(agents, { name: 'cloud twin', walletAddress: account.address });
+    const { agentId } = await seedLocalAgent(account.address);
+    expect((await signIn(account)).agent.id).toBe(agentId);
+  });
+
+  it('concurrent first sign-ins of one wallet create one account and one claim', async () => {
+    const account = wallet();
+    const { agentId } = await seedLocalAgent(account.address);
+    const answers = await Promise.all(Array.from({ length: 4 }, () => signIn(account)));
+    expect(new Set(answers.map((a) => a.human.id)).size).toBe(1);
+    expect(await prisma.human.count({ where: { name: walletAccountName(account.address), claims: { some: { agentId } } } })).toBe(1);
+  });
+
+  it('a wallet-only human adds a passkey with the session, and then signs in with it', async () => {
+    const account = wallet();
+    await seedLocalAgent(account.address);
+    const { human } = await signIn(account);
+    const device = createPasskeyDevice(ORIGIN);
+    const { options } = await passkeys.registrationOptions({ humanId: human.id });
+    const added = await passkeys.registrationVerify({ response: device.create(options, ORIGIN) as never, humanId: human.id });
+    expect(added.human).toMatchObject({ id: human.id, passkeys: [expect.objectContaining({ id: expect.any(String) })] });
+    const login = await passkeys.authenticationOptions();
+    expect((await passkeys.authenticationVerify({ response: device.get(login.options, ORIGIN) as never })).human.id).toBe(human.id);
+  });
+});

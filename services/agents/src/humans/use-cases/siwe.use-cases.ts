@@ -1,0 +1,166 @@
+import { randomBytes } from 'node:crypto';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { generateNonce, SiweMessage } from 'siwe';
+import { getAddress, verifyMessage } from 'viem';
+import { type ClaimedAgent, newId, SIWE_DEFAULTS, type SiweNonceResponse, type SiweSessionResponse, UnauthorizedError } from '@agent-memory/shared';
+import { CLOCK, type Clock, hasExpired, secondsAfter } from '../../clock';
+import { AgentsRepository, type ClaimRecord } from '../../persistence/agents.repository';
+import { WALLET_SIGNATURE_REALM, type WalletSignatureRealm } from '../../use-cases/wallet-proofs.use-cases';
+import { PASSKEY_OPTIONS, type PasskeyOptions } from '../passkey.options';
+import type { SiweNonceMessage, SiweVerifyMessage } from '../siwe.messages';
+import { PasskeysUseCases } from './passkeys.use-cases';
+import { SessionsUseCases } from './sessions.use-cases';
+
+/** The one line every refused sign-in answers (the reason goes to the log only). */
+const REFUSED = 'The Sign in with Ethereum message could not be verified';
+
+/**
+ * Sign in with Ethereum for humans (EIP-4361; docs/authentication.md, "Sign in with Ethereum (humans)"):
+ * the holder of an agent's wallet signs a message prepared here and is signed in with the same session
+ * as a passkey sign-in ({@link SessionsUseCases}), with that agent claimed.
+ *
+ * {@link nonce} prepares the whole message (`siwe`'s `SiweMessage`): this deployment's `SIGNATURE_DOMAIN`
+ * as `domain`, one of the `PASSKEY_ORIGINS` as `URI`, the payment chain id, a 96-bit alphanumeric nonce
+ * (stored in the agents database for one wallet, single use, 5 minutes), `Issued At` and `Expiration
+ * Time`. {@link verify} takes the nonce out of the store first (a failed attempt uses it up too), then
+ * checks the message and the wallet's EIP-191 signature, finds the wallet's agent (the `local` one first)
+ * and signs in its owner; an unclaimed agent is claimed by the signed-in human, if any, or by a new
+ * wallet-only account. Every failure is UNAUTHORIZED with one line.
+ */
+@Injectable()
+export class SiweUseCases {
+  private readonly logger = new Logger(SiweUseCases.name);
+
+  constructor(
+    private readonly agents: AgentsRepository,
+    @Inject(WALLET_SIGNATURE_REALM) private readonly realm: WalletSignatureRealm,
+    @Inject(PASSKEY_OPTIONS) private readonly options: PasskeyOptions,
+    @Inject(CLOCK) private readonly clock: Clock,
+    private readonly sessions: SessionsUseCases,
+    private readonly passkeys: PasskeysUseCases,
+  ) {}
+
+  /**
+   * The message for `address` (any case; the message names it EIP-55) to sign unchanged, its nonce and
+   * expiry. The URI is `origin` when it is one of the `PASSKEY_ORIGINS` (the page that asks), else the
+   * first of them. Expired nonces are purged.
+   */
+  async nonce({ address, origin }: SiweNonceMessage): Promise<SiweNonceResponse> {
+    const walletAddress = getAddress(address);
+    const now = this.clock();
+    const expiresAt = secondsAfter(now, SIWE_DEFAULTS.nonceTtlSeconds);
+    // siwe's generateNonce: 96 bits from the platform's CSPRNG, alphanumeric (EIP-4361's nonce grammar).
+    const nonce = generateNonce();
+    const message = new SiweMessage({
+      domain: this.realm.domain,
+      address: walletAddress,
+      statement: SIWE_DEFAULTS.statement,
+      uri: this.uriFor(origin),
+      version: '1',
+      chainId: this.realm.chainId,
+      nonce,
+      issuedAt: now.toISOString(),
+      expirationTime: expiresAt.toISOString(),
+    }).prepareMessage();
+    await this.agents.addSiweNonce({ nonce, walletAddress, expiresAt }, now);
+    return { message, nonce, expiresAt: expiresAt.toISOString() };
+  }
+
+  /**
+   * Verifies a signed message and signs the wallet's human in. `humanId`: the signed-in human sending it
+   * (`Authorization: Passkey`), who claims the agent when no one has. UNAUTHORIZED when the message is not
+   * EIP-4361, names another domain, URI origin or chain, its nonce is unknown, used, expired or another
+   * wallet's, it expired or is not yet valid, the signature is not the wallet's, or no agent has the wallet.
+   */
+  async verify({ message, signature, humanId }: SiweVerifyMessage): Promise<SiweSessionResponse> {
+    const address = await this.verifiedAddress(message, signature);
+    const agent = await this.agents.findAgentByWallet(address);
+    if (!agent) {
+      this.logger.warn({ address }, 'Sign in with Ethereum refused: no agent has this wallet');
+      throw new UnauthorizedError('No agent has this wallet');
+    }
+    const claim = await this.agents.transaction(async (tx): Promise<ClaimRecord> => {
+      // Under the agent's row lock, like key claims, so two first sign-ins cannot both claim it.
+      if (!(await tx.lockAgent(agent.id))) throw new UnauthorizedError('No agent has this wallet');
+      const existing = await tx.findClaim(agent.id);
+      if (existing) return existing;
+      const now = this.clock();
+      if (humanId) return tx.createClaim(agent.id, humanId, now);
+      const id = newId('human');
+      return tx.createClaim(agent.id, id, now, { id, name: walletAccountName(address), webauthnUserId: randomBytes(32).toString('base64url'), createdAt: now });
+    });
+    const session = await this.sessions.issue(claim.humanId);
+    return {
+      token: session.token,
+      expiresAt: session.expiresAt.toISOString(),
+      human: await this.passkeys.getHuman({ humanId: claim.humanId }),
+      agent: toClaimed(claim),
+    };
+  }
+
+  /** The wallet (EIP-55) that signed `message` after all of {@link verify}'s checks of the message; the nonce is used up. */
+  private async verifiedAddress(text: string, signature: string): Promise<string> {
+    const refuse = (reason: string, details: Record<string, unknown> = {}): never => {
+      this.logger.warn({ ...details, reason }, 'Sign in with Ethereum refused');
+      throw new UnauthorizedError(REFUSED);
+    };
+    let siwe: SiweMessage;
+    let address: string;
+    try {
+      siwe = new SiweMessage(text);
+      address = getAddress(siwe.address);
+    } catch (err) {
+      return refuse('not an EIP-4361 message', { err: err instanceof Error ? err.message : String(err) });
+    }
+    // Take the nonce first, so that any failed attempt below uses it up.
+    const stored = await this.agents.takeSiweNonce(siwe.nonce);
+    const now = this.clock();
+    if (!stored || hasExpired(stored.expiresAt, now)) refuse('unknown, used or expired nonce', { nonce: siwe.nonce });
+    if (stored?.walletAddress !== address) refuse('nonce issued for another wallet', { address, issuedFor: stored?.walletAddress });
+    if (siwe.domain !== this.realm.domain) refuse('another domain', { domain: siwe.domain });
+    if (!this.isOurOrigin(siwe.uri)) refuse('another URI origin', { uri: siwe.uri });
+    if (siwe.version !== '1') refuse('another version', { version: siwe.version });
+    if (siwe.chainId !== this.realm.chainId) refuse('another chain', { chainId: siwe.chainId });
+    if (siwe.expirationTime !== undefined && !(Date.parse(siwe.expirationTime) > now.getTime())) refuse('expired message', { expirationTime: siwe.expirationTime });
+    if (siwe.notBefore !== undefined && !(Date.parse(siwe.notBefore) <= now.getTime())) refuse('message not yet valid', { notBefore: siwe.notBefore });
+    let valid = false;
+    try {
+      valid = await verifyMessage({ address, message: text, signature: signature as `0x${string}` });
+    } catch {
+      valid = false;
+    }
+    if (!valid) refuse('not the wallet’s signature', { address });
+    return address;
+  }
+
+  /** `origin` when it is one of the `PASSKEY_ORIGINS`, else the first of them. */
+  private uriFor(origin: string | undefined): string {
+    const origins = this.options.origins.map(originOf);
+    const asked = origin === undefined ? undefined : originOf(origin);
+    return asked !== undefined && origins.includes(asked) ? asked : (origins[0] as string);
+  }
+
+  private isOurOrigin(uri: string): boolean {
+    const origin = originOf(uri);
+    return origin !== undefined && this.options.origins.some((o) => originOf(o) === origin);
+  }
+}
+
+/** The origin (`scheme://host[:port]`) of a URL, normalised; undefined when it is not a URL with one. */
+function originOf(url: string): string | undefined {
+  try {
+    const origin = new URL(url).origin;
+    return origin === 'null' ? undefined : origin;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The name of an account a wallet sign-in creates: `Wallet 0xAbCd…1234`. */
+export function walletAccountName(address: string): string {
+  return `Wallet ${address.slice(0, 6)}…${address.slice(-4)}`;
+}
+
+function toClaimed(claim: ClaimRecord): ClaimedAgent {
+  return { ...claim.agent, claimedAt: claim.createdAt.toISOString() };
+}
