@@ -8,7 +8,8 @@ import type { z } from 'zod';
 import type {
   AgentSchema,
   BalanceResponseSchema,
-  ClaimedAgentListSchema,
+  ClaimedAgentOverviewListSchema,
+  ClaimedAgentOverviewSchema,
   ClaimedAgentSchema,
   ClaimsDeleteReplySchema,
   ContextResponseSchema,
@@ -27,6 +28,7 @@ import type {
   FileInfoSchema,
   ContextItemSchema,
   PasskeyOptionsResponseSchema,
+  PasskeysDeleteReplySchema,
   PricesResponseSchema,
   RawGetResponseSchema,
   RawPutResponseSchema,
@@ -125,9 +127,19 @@ export type UsdAmount = string | number;
 export type Human = z.infer<typeof HumanSchema>;
 export type HumanSession = z.infer<typeof HumanSessionResponseSchema>;
 export type PasskeyOptions = z.infer<typeof PasskeyOptionsResponseSchema>;
+/** Answer of `DELETE /humans/me/passkeys/{passkeyId}`: the passkeys the account keeps. */
+export type DeletedPasskey = z.infer<typeof PasskeysDeleteReplySchema>;
 export type WebAuthnCredentialJson = z.input<typeof WebAuthnCredentialJsonSchema>;
+/** The answer of a claim (`POST /humans/me/agents`): the agent and `claimedAt`. */
 export type ClaimedAgent = z.infer<typeof ClaimedAgentSchema>;
-export type ClaimedAgentList = z.infer<typeof ClaimedAgentListSchema>;
+/**
+ * A claimed agent as listed (`GET /humans/me/agents`, `GET /humans/me/agents/{agentId}`): the claim plus
+ * `balance` (`{ live, test }`, each `{ agentId, environment, balanceMicroUsd }`) and `lastActivityAt` (the
+ * time of its most recent ledger entry, or null).
+ */
+export type ClaimedAgentOverview = z.infer<typeof ClaimedAgentOverviewSchema>;
+/** `GET /humans/me/agents`: `{ agents: ClaimedAgentOverview[] }`. */
+export type ClaimedAgentList = z.infer<typeof ClaimedAgentOverviewListSchema>;
 export type ReleasedClaim = z.infer<typeof ClaimsDeleteReplySchema>;
 
 /** Options of one call. */

@@ -24,6 +24,8 @@ export const SUBJECTS = {
     authenticateSession: 'agents.v1.sessions.authenticate',
     endSession: 'agents.v1.sessions.end',
     get: 'agents.v1.humans.get',
+    /** Deletes one of a human's passkeys, never the last. */
+    deletePasskey: 'agents.v1.passkeys.delete',
     claim: 'agents.v1.claims.create',
     listClaims: 'agents.v1.claims.list',
     releaseClaim: 'agents.v1.claims.delete',
@@ -72,6 +74,8 @@ export const SUBJECTS = {
     /** Completes a settled credential's payment, records the call's usage and decides its refund, in one transaction. */
     settlePaidCall: 'billing.v1.settle-paid-call',
     credit: 'billing.v1.credit',
+    /** Balances and last activity of several agents at once (read only): the human's agent list. */
+    agentsActivity: 'billing.v1.agents-activity',
   },
   /** Cluster mode without Qdrant only: the embedded vector index as its own single-replica service. */
   vectorIndex: {

@@ -2,6 +2,7 @@ import { MessagePattern, Payload } from '@nestjs/microservices';
 import { SUBJECTS } from '@agent-memory/shared';
 import { BusEdge } from '@agent-memory/platform';
 import {
+  BillingAgentsActivityMessage,
   BillingBalanceMessage,
   BillingClaimPaymentMessage,
   BillingCommitMessage,
@@ -17,6 +18,7 @@ import { ClaimPaymentUseCase } from './use-cases/claim-payment.use-case';
 import { CommitReservationUseCase } from './use-cases/commit-reservation.use-case';
 import { CompletePaymentUseCase } from './use-cases/complete-payment.use-case';
 import { CreditUseCase } from './use-cases/credit.use-case';
+import { GetAgentsActivityUseCase } from './use-cases/get-agents-activity.use-case';
 import { GetBalanceUseCase } from './use-cases/get-balance.use-case';
 import { GetUsageUseCase } from './use-cases/get-usage.use-case';
 import { RecordUsageUseCase } from './use-cases/record-usage.use-case';
@@ -38,6 +40,7 @@ export class BillingMessageHandler {
     private readonly completePaymentUseCase: CompletePaymentUseCase,
     private readonly settlePaidCallUseCase: SettlePaidCallUseCase,
     private readonly creditUseCase: CreditUseCase,
+    private readonly getAgentsActivity: GetAgentsActivityUseCase,
   ) {}
 
   @MessagePattern(SUBJECTS.billing.recordUsage)
@@ -48,6 +51,11 @@ export class BillingMessageHandler {
   @MessagePattern(SUBJECTS.billing.usage)
   usage(@Payload() m: BillingUsageMessage) {
     return this.getUsage.execute(m);
+  }
+
+  @MessagePattern(SUBJECTS.billing.agentsActivity)
+  agentsActivity(@Payload() m: BillingAgentsActivityMessage) {
+    return this.getAgentsActivity.execute(m);
   }
 
   @MessagePattern(SUBJECTS.billing.balance)

@@ -1,4 +1,5 @@
 import {
+  BillingAgentsActivityMessageSchema,
   BillingBalanceMessageSchema,
   BillingClaimPaymentMessageSchema,
   BillingCommitMessageSchema,
@@ -16,6 +17,8 @@ import { messageClass } from '@agent-memory/platform';
 export class BillingRecordUsageMessage extends messageClass(BillingRecordUsageMessageSchema) {}
 /** `billing.v1.usage`: `{ agentId, environment?, limit, offset, operation?, from?, to? }`. */
 export class BillingUsageMessage extends messageClass(BillingUsageMessageSchema) {}
+/** `billing.v1.agents-activity`: `{ agentIds }` (at most 500). */
+export class BillingAgentsActivityMessage extends messageClass(BillingAgentsActivityMessageSchema) {}
 /** `billing.v1.balance`: `{ agentId, environment }`. */
 export class BillingBalanceMessage extends messageClass(BillingBalanceMessageSchema) {}
 /** `billing.v1.reserve`: `{ chargeId, requestId, agentId, environment, operation, recordId }`. */

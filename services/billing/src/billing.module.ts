@@ -10,6 +10,7 @@ import { ClaimPaymentUseCase } from './use-cases/claim-payment.use-case';
 import { CommitReservationUseCase } from './use-cases/commit-reservation.use-case';
 import { CompletePaymentUseCase } from './use-cases/complete-payment.use-case';
 import { CreditUseCase } from './use-cases/credit.use-case';
+import { GetAgentsActivityUseCase } from './use-cases/get-agents-activity.use-case';
 import { GetBalanceUseCase } from './use-cases/get-balance.use-case';
 import { GetPaymentUseCase } from './use-cases/get-payment.use-case';
 import { GetUsageUseCase } from './use-cases/get-usage.use-case';
@@ -24,6 +25,7 @@ export const BILLING_USE_CASES = [
   RecordUsageUseCase,
   GetUsageUseCase,
   GetBalanceUseCase,
+  GetAgentsActivityUseCase,
   ReserveUseCase,
   CommitReservationUseCase,
   ReleaseReservationUseCase,

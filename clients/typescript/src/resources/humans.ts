@@ -5,6 +5,8 @@ import type {
   CallOptions,
   ClaimedAgent,
   ClaimedAgentList,
+  ClaimedAgentOverview,
+  DeletedPasskey,
   Human,
   HumanSession,
   LedgerEntry,
@@ -70,7 +72,15 @@ export class HumansApi {
     return this.transport.request({ method: 'GET', path: '/humans/me', auth: 'human', idempotent: true }, options);
   }
 
-  /** `GET /humans/me/agents`: the claimed agents. */
+  /**
+   * `DELETE /humans/me/passkeys/{passkeyId}`: deletes one of the account's passkeys and answers those it
+   * keeps. The last one cannot be deleted (403); another account's or an unknown id: 404. Sessions stay valid.
+   */
+  deletePasskey(passkeyId: string, options?: CallOptions): Promise<DeletedPasskey> {
+    return this.transport.request({ method: 'DELETE', path: `/humans/me/passkeys/${encodeURIComponent(passkeyId)}`, auth: 'human' }, options);
+  }
+
+  /** `GET /humans/me/agents`: the claimed agents, each with its balances (live, test) and `lastActivityAt`. */
   agents(options?: CallOptions): Promise<ClaimedAgentList> {
     return this.transport.request({ method: 'GET', path: '/humans/me/agents', auth: 'human', idempotent: true }, options);
   }
@@ -80,8 +90,8 @@ export class HumansApi {
     return this.transport.request({ method: 'POST', path: '/humans/me/agents', body: { agentKey }, auth: 'human' }, options);
   }
 
-  /** `GET /humans/me/agents/{agentId}`. */
-  agent(agentId: string, options?: CallOptions): Promise<ClaimedAgent> {
+  /** `GET /humans/me/agents/{agentId}`: one claimed agent as in {@link agents}. */
+  agent(agentId: string, options?: CallOptions): Promise<ClaimedAgentOverview> {
     return this.transport.request({ method: 'GET', path: agentPath(agentId), auth: 'human', idempotent: true }, options);
   }
 

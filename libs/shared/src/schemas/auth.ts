@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { idPattern } from '../ids';
 import { AgentIdSchema, plainText, TimestampSchema } from './common';
 import { AgentSchema, KeyEnvironmentSchema, PrincipalSchema, WalletAddressSchema } from './agents';
+import { AgentBalancesSchema } from './billing';
 
 /**
  * Contracts of authentication beyond the four `Authorization` methods (keys are revocable and
@@ -135,6 +136,14 @@ export const ClaimAgentBodySchema = z.strictObject({ agentKey: z.string().min(1)
 export const ClaimedAgentSchema = AgentSchema.extend({ claimedAt: TimestampSchema });
 export type ClaimedAgent = z.infer<typeof ClaimedAgentSchema>;
 export const ClaimedAgentListSchema = z.object({ agents: z.array(ClaimedAgentSchema) });
+/**
+ * A claimed agent as `GET /api/v1/humans/me/agents` (and `.../agents/{agentId}`) answer it: the claim plus
+ * the agent's balances (live and test, micro-USD) and `lastActivityAt`, the time of its most recent ledger
+ * entry (a charged call) or null (docs/authentication.md, "Claiming and managing an agent").
+ */
+export const ClaimedAgentOverviewSchema = ClaimedAgentSchema.extend({ balance: AgentBalancesSchema, lastActivityAt: TimestampSchema.nullable() });
+export type ClaimedAgentOverview = z.infer<typeof ClaimedAgentOverviewSchema>;
+export const ClaimedAgentOverviewListSchema = z.object({ agents: z.array(ClaimedAgentOverviewSchema) });
 
 // --- bus messages (agents.v1.keys.*, agents.v1.passkeys.*, agents.v1.sessions.*, agents.v1.claims.*) ---
 export const AgentsKeysListMessageSchema = z.object({ agentId: AgentIdSchema });
@@ -166,6 +175,16 @@ export const SessionsAuthenticateReplySchema = z.object({ humanId: HumanIdSchema
 export const SessionsEndMessageSchema = z.object({ token: z.string().min(1).max(512) });
 export const SessionsEndReplySchema = z.object({ loggedOut: z.literal(true) });
 export const HumansGetMessageSchema = z.object({ humanId: HumanIdSchema });
+/** A passkey's credential id as it appears in a path: base64url, 1-1366 characters (1024 bytes, the WebAuthn maximum). */
+export const PasskeyIdSchema = z.string().min(1).max(1366).regex(/^[A-Za-z0-9_-]+$/, 'must be a passkey id (base64url)');
+/**
+ * Deletes one passkey of the human (`DELETE /api/v1/humans/me/passkeys/{passkeyId}`): never the last one
+ * (FORBIDDEN); another human's or an unknown id: NOT_FOUND (docs/authentication.md, "Passkeys (humans)").
+ */
+export const PasskeysDeleteMessageSchema = z.object({ humanId: HumanIdSchema, passkeyId: PasskeyIdSchema });
+/** Answer of a passkey deletion: the passkeys the account keeps (oldest first). */
+export const PasskeysDeleteReplySchema = z.object({ deleted: z.literal(true), passkeys: z.array(PasskeyInfoSchema) });
+export type PasskeysDeleteReply = z.infer<typeof PasskeysDeleteReplySchema>;
 export const ClaimsCreateMessageSchema = z.object({ humanId: HumanIdSchema, agentKey: z.string().min(1).max(512) });
 export const ClaimsListMessageSchema = z.object({ humanId: HumanIdSchema });
 export const ClaimsDeleteMessageSchema = z.object({ humanId: HumanIdSchema, agentId: AgentIdSchema });

@@ -75,6 +75,10 @@ export const BalanceSchema = z.object({
 });
 export type Balance = z.infer<typeof BalanceSchema>;
 
+/** An agent's balances in both environments (the human dashboard's agent list). */
+export const AgentBalancesSchema = z.object({ live: BalanceSchema, test: BalanceSchema });
+export type AgentBalances = z.infer<typeof AgentBalancesSchema>;
+
 /** GET /api/v1/billing/balance response data. */
 export const BalanceResponseSchema = BalanceSchema.extend({
   balanceUsd: z.string(),
@@ -115,10 +119,16 @@ export const LedgerEntrySchema = z.object({
 });
 export type LedgerEntry = z.infer<typeof LedgerEntrySchema>;
 
-/** Totals of the selected ledger entries per operation and per UTC day (newest day first). */
+/** At most this many days in a usage summary's `byDay` (the most recent ones; narrow `from`/`to` for older days). */
+export const USAGE_BY_DAY_MAX_DAYS = 366;
+
+/**
+ * Totals of the selected ledger entries per operation and per UTC day (`date` `YYYY-MM-DD`, days with
+ * entries only, newest day first, at most {@link USAGE_BY_DAY_MAX_DAYS} days: the most recent ones).
+ */
 export const UsageTotalsSchema = z.object({
   byOperation: z.array(z.object({ operation: PaidOperationSchema, count: z.number().int(), amountMicroUsd: z.number().int() })),
-  byDay: z.array(z.object({ date: z.iso.date(), count: z.number().int(), amountMicroUsd: z.number().int() })),
+  byDay: z.array(z.object({ date: z.iso.date(), count: z.number().int(), amountMicroUsd: z.number().int() })).max(USAGE_BY_DAY_MAX_DAYS),
 });
 
 /** Reply of `billing.v1.usage`: one page of entries (newest first) and totals over all selected entries. */
@@ -170,6 +180,25 @@ export const BillingUsageMessageSchema = z.object({
   to: TimestampSchema.optional(),
 });
 export type BillingUsageMessage = z.output<typeof BillingUsageMessageSchema>;
+
+/** At most this many agents per `billing.v1.agents-activity` message (the gateway sends larger lists in chunks). */
+export const AGENTS_ACTIVITY_MAX_AGENTS = 500;
+
+/**
+ * Balances and last activity of several agents at once, read only (`billing.v1.agents-activity`): one
+ * message for a human's whole agent list instead of one per agent (docs/authentication.md).
+ */
+export const BillingAgentsActivityMessageSchema = z.object({ agentIds: z.array(AgentIdSchema).max(AGENTS_ACTIVITY_MAX_AGENTS) });
+export type BillingAgentsActivityMessage = z.output<typeof BillingAgentsActivityMessageSchema>;
+/**
+ * One agent's balances (a balance not opened yet reads as its opening credit: 0 live, the sandbox grant
+ * for test, as its first use would open it) and `lastActivityAt`, the time of its most recent ledger
+ * entry (a charged call, either environment), or null.
+ */
+export const AgentActivitySchema = z.object({ agentId: AgentIdSchema, balance: AgentBalancesSchema, lastActivityAt: TimestampSchema.nullable() });
+export type AgentActivity = z.infer<typeof AgentActivitySchema>;
+/** Reply of `billing.v1.agents-activity`: one item per distinct requested agent id, in the order asked. */
+export const BillingAgentsActivityReplySchema = z.object({ agents: z.array(AgentActivitySchema) });
 
 /** Reads a balance (a sandbox balance is created with its initial credit on first use). */
 export const BillingBalanceMessageSchema = z.object({ agentId: AgentIdSchema, environment: BillingEnvironmentSchema });

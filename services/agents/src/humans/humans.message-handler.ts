@@ -5,6 +5,7 @@ import {
   AuthenticateSessionMessage,
   AuthenticationOptionsMessage,
   ClaimAgentMessage,
+  DeletePasskeyMessage,
   EndSessionMessage,
   GetHumanMessage,
   ListClaimsMessage,
@@ -63,6 +64,11 @@ export class HumansMessageHandler {
   @MessagePattern(SUBJECTS.humans.get)
   get(@Payload() m: GetHumanMessage) {
     return this.passkeys.getHuman(m);
+  }
+
+  @MessagePattern(SUBJECTS.humans.deletePasskey)
+  deletePasskey(@Payload() m: DeletePasskeyMessage) {
+    return this.passkeys.deletePasskey(m);
   }
 
   @MessagePattern(SUBJECTS.humans.claim)

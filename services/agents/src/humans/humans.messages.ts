@@ -6,6 +6,7 @@ import {
   ClaimsReleaseByAgentMessageSchema,
   ClaimsResolveMessageSchema,
   HumansGetMessageSchema,
+  PasskeysDeleteMessageSchema,
   PasskeysLoginOptionsMessageSchema,
   PasskeysRegisterOptionsMessageSchema,
   PasskeysVerifyMessageSchema,
@@ -23,6 +24,8 @@ export class PasskeyVerifyMessage extends messageClass(PasskeysVerifyMessageSche
 export class AuthenticateSessionMessage extends messageClass(SessionsAuthenticateMessageSchema) {}
 export class EndSessionMessage extends messageClass(SessionsEndMessageSchema) {}
 export class GetHumanMessage extends messageClass(HumansGetMessageSchema) {}
+/** Deletes one of the human's passkeys (never the last). */
+export class DeletePasskeyMessage extends messageClass(PasskeysDeleteMessageSchema) {}
 export class ClaimAgentMessage extends messageClass(ClaimsCreateMessageSchema) {}
 export class ListClaimsMessage extends messageClass(ClaimsListMessageSchema) {}
 export class ReleaseClaimMessage extends messageClass(ClaimsDeleteMessageSchema) {}

@@ -60,6 +60,12 @@ export abstract class HumansRepository {
   abstract addPasskey(passkey: Omit<PasskeyRecord, 'lastUsedAt'>, newHuman?: Omit<HumanRecord, 'passkeys'>): Promise<'added' | 'already-registered'>;
   /** The passkey with this credential id and its human's user handle; null when unknown. */
   abstract findPasskey(credentialId: string): Promise<(PasskeyRecord & { webauthnUserId: string }) | null>;
+  /**
+   * Deletes the human's passkey `credentialId` unless it is the human's last one, in one transaction
+   * under the human's row lock (two concurrent deletions of the last two passkeys: one of them is `last`).
+   * `not-found` when the human has no passkey with this id (unknown, or another human's).
+   */
+  abstract deletePasskey(humanId: string, credentialId: string): Promise<'deleted' | 'not-found' | 'last'>;
   /** Stores the signature counter of a sign-in and when it happened. */
   abstract recordPasskeyUse(credentialId: string, counter: bigint, usedAt: Date): Promise<void>;
 

@@ -33,6 +33,19 @@ export class PrismaHumansRepository extends HumansRepository {
     return { ...passkey, webauthnUserId: human.webauthnUserId };
   }
 
+  async deletePasskey(humanId: string, credentialId: string): Promise<'deleted' | 'not-found' | 'last'> {
+    return this.db.$transaction(async (tx) => {
+      // The human's row lock serialises deletions of its passkeys, so the count below stays true until commit.
+      const locked = await tx.$queryRaw<Array<{ id: string }>>`SELECT "id" FROM "agents"."humans" WHERE "id" = ${humanId} FOR UPDATE`;
+      if (locked.length === 0) return 'not-found';
+      const passkeys = await tx.passkeyCredential.findMany({ where: { humanId }, select: { id: true } });
+      if (!passkeys.some((p) => p.id === credentialId)) return 'not-found';
+      if (passkeys.length <= 1) return 'last';
+      await tx.passkeyCredential.delete({ where: { id: credentialId } });
+      return 'deleted';
+    });
+  }
+
   async recordPasskeyUse(credentialId: string, counter: bigint, usedAt: Date): Promise<void> {
     await this.db.passkeyCredential.update({ where: { id: credentialId }, data: { counter, lastUsedAt: usedAt } });
   }

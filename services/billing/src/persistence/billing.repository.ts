@@ -1,4 +1,5 @@
 import {
+  type AgentActivity,
   type BillingClaimPaymentMessage,
   type BillingCreditMessage,
   type BillingEnvironment,
@@ -46,6 +47,13 @@ export type HeldReservation = Pick<Reservation, 'chargeId' | 'amountMicroUsd' | 
  * calls never overdraw a balance. Amounts are micro-USD. Also the DI token of the adapter.
  */
 export abstract class BillingRepository {
+  /**
+   * Balances (both environments) and the time of the most recent ledger entry of each distinct agent of
+   * `agentIds`, in that order, read only: a balance not opened yet reads as its opening credit. Two
+   * queries whatever the number of agents (the last entry by the `(agent_id, created_at)` index).
+   */
+  abstract agentsActivity(agentIds: readonly string[]): Promise<AgentActivity[]>;
+
   /** The balance in micro-USD (created with its opening credit on first read). */
   abstract balance(agentId: string, environment: BillingEnvironment): Promise<number>;
 

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
+  type AgentActivity,
   type BillingClaimPaymentMessage,
   type BillingCreditMessage,
   type BillingEnvironment,
@@ -12,6 +13,7 @@ import {
   type PaidOperation,
   type PaymentRecord,
   type SettlePaidCallReply,
+  USAGE_BY_DAY_MAX_DAYS,
   type UsageSummary,
 } from '@agent-memory/shared';
 import { BILLING_OPTIONS, type BillingOptions } from '../billing.options';
@@ -107,6 +109,30 @@ export class PrismaBillingRepository extends BillingRepository {
   private async addToBalance(tx: Tx, agentId: string, environment: BillingEnvironment, amountMicroUsd: number): Promise<void> {
     await this.ensureBalance(tx, agentId, environment);
     await tx.$executeRaw`UPDATE "billing"."balances" SET "balance_micro_usd" = "balance_micro_usd" + ${BigInt(amountMicroUsd)}, "updated_at" = now() WHERE "agent_id" = ${agentId} AND "environment" = ${environment}`;
+  }
+
+  async agentsActivity(agentIds: readonly string[]): Promise<AgentActivity[]> {
+    const ids = [...new Set(agentIds)];
+    if (ids.length === 0) return [];
+    const [balances, latest] = await Promise.all([
+      this.prisma.balance.findMany({ where: { agentId: { in: ids } }, select: { agentId: true, environment: true, balanceMicroUsd: true } }),
+      // One index probe per agent (ledger_entries (agent_id, created_at DESC)), not a scan of its entries.
+      this.prisma.$queryRaw<Array<{ agent_id: string; last: Date | null }>>`
+        SELECT ids."agent_id", (SELECT l."created_at" FROM "billing"."ledger_entries" l WHERE l."agent_id" = ids."agent_id" ORDER BY l."created_at" DESC LIMIT 1) AS "last"
+        FROM unnest(${ids}::text[]) AS ids("agent_id")`,
+    ]);
+    const stored = new Map(balances.map((b) => [`${b.agentId}:${b.environment}`, Number(b.balanceMicroUsd)]));
+    const lastOf = new Map(latest.map((r) => [r.agent_id, r.last]));
+    const balanceOf = (agentId: string, environment: BillingEnvironment) => ({
+      agentId,
+      environment,
+      balanceMicroUsd: stored.get(`${agentId}:${environment}`) ?? this.opening(environment)?.amountMicroUsd ?? 0,
+    });
+    return ids.map((agentId) => ({
+      agentId,
+      balance: { live: balanceOf(agentId, 'live'), test: balanceOf(agentId, 'test') },
+      lastActivityAt: lastOf.get(agentId)?.toISOString() ?? null,
+    }));
   }
 
   /** The balance in micro-USD (created with its opening credit on first read). */
@@ -286,7 +312,7 @@ export class PrismaBillingRepository extends BillingRepository {
       this.prisma.$queryRaw<Array<{ date: string; count: bigint | number; amount: bigint | number | null }>>`
         SELECT to_char("created_at" AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS "date", count(*) AS "count", sum("amount_micro_usd") AS "amount"
         FROM "billing"."ledger_entries" WHERE ${Prisma.join(conditions, ' AND ')}
-        GROUP BY 1 ORDER BY 1 DESC`,
+        GROUP BY 1 ORDER BY 1 DESC LIMIT ${USAGE_BY_DAY_MAX_DAYS}`,
     ]);
     return {
       entries: rows.map(toLedgerEntry),

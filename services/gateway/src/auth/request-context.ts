@@ -10,6 +10,11 @@ export interface GatewayRequestState {
   authMethod?: 'agent_key' | 'signature' | 'passkey';
   /** The signed-in human (`Authorization: Passkey`). */
   human?: { humanId: string };
+  /**
+   * The call is an erasure (forget, delete record) by the human who claimed the agent, with its passkey
+   * session: free, neither charged nor recorded in the ledger (docs/billing.md, "Prices").
+   */
+  ownerErasure?: boolean;
   rateLimit?: Array<{ policy: string; limit: number; remaining: number; resetSeconds: number }>;
 }
 

@@ -100,9 +100,12 @@ export class UsageRecorder {
   /**
    * Runs `paid.call` as the paid `paid.operation` on `paid.recordId` ({@link PaidCallOptions}). A replay
    * without a commit id is not charged; one with a commit id is charged only if that write never was.
-   * Throws what the call throws, or PaymentRequiredError when payment is missing.
+   * Throws what the call throws, or PaymentRequiredError when payment is missing. An erasure by the
+   * claiming human's passkey session (`ownerErasure`) just runs: no charge, no ledger entry, no 402.
    */
   async paid<T>(req: GatewayRequest, paid: PaidCallOptions<T>): Promise<T> {
+    // The owner's right to erase is not metered: a forget by the claiming human's session is free, in every mode.
+    if (req.gateway?.ownerErasure) return paid.call();
     const p: WithOutcome<T> = { ...paid, outcome: paid.outcome ?? (() => NOT_A_REPLAY) };
     const payment = paymentStateOf(req);
     if (payment?.verified) return this.paidByCredential(req, payment, p);

@@ -1,12 +1,20 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import {
+  AGENTS_ACTIVITY_MAX_AGENTS,
   AgentKeyListSchema,
-  AgentSchema,
+  BillingAgentsActivityReplySchema,
+  type ClaimedAgent,
   ClaimedAgentListSchema,
+  type ClaimedAgentOverview,
+  ClaimedAgentOverviewListSchema,
+  ClaimedAgentOverviewSchema,
   ClaimedAgentSchema,
   ClaimsDeleteReplySchema,
   HumanSchema,
+  NotFoundError,
+  PasskeyIdSchema,
+  PasskeysDeleteReplySchema,
   RecordListSchema,
   RevokeKeyResponseSchema,
   RotateKeyResponseSchema,
@@ -37,11 +45,33 @@ export class HumansController {
     return this.bus.request(SUBJECTS.humans.get, { humanId: human.humanId }, HumanSchema);
   }
 
-  @Get('agents')
-  @Returns(ClaimedAgentListSchema, { summary: 'The agents the human claimed' })
+  /**
+   * Deletes one of the human's passkeys (docs/authentication.md, "Passkeys (humans)"): never the last one
+   * (403); another human's or an unknown id: 404. Sessions stay valid.
+   */
+  @Delete('passkeys/:passkeyId')
+  @HttpCode(200)
+  @Returns(PasskeysDeleteReplySchema, {
+    summary: 'Delete one of the human\'s passkeys',
+    description: 'Answers the passkeys the account keeps. The last passkey cannot be deleted (403, nothing changes); another account\'s or an unknown id: 404. Sessions are not ended: sign out to end one.',
+    errors: ['FORBIDDEN', 'NOT_FOUND'],
+  })
   @HumanRoute()
-  agents(@SignedInHuman() human: SignedInHuman) {
-    return this.bus.request(SUBJECTS.humans.listClaims, { humanId: human.humanId }, ClaimedAgentListSchema);
+  deletePasskey(@SignedInHuman() human: SignedInHuman, @Param('passkeyId') passkeyId: string) {
+    if (!PasskeyIdSchema.safeParse(passkeyId).success) throw new NotFoundError('Passkey not found');
+    return this.bus.request(SUBJECTS.humans.deletePasskey, { humanId: human.humanId, passkeyId }, PasskeysDeleteReplySchema);
+  }
+
+  /**
+   * The claimed agents, most recent claim first, each with its balances (live and test) and
+   * `lastActivityAt` (its last ledger entry): two bus round trips whatever the number of agents.
+   */
+  @Get('agents')
+  @Returns(ClaimedAgentOverviewListSchema, { summary: 'The agents the human claimed, with their balances and last activity' })
+  @HumanRoute()
+  async agents(@SignedInHuman() human: SignedInHuman) {
+    const { agents } = await this.bus.request(SUBJECTS.humans.listClaims, { humanId: human.humanId }, ClaimedAgentListSchema);
+    return { agents: await this.withActivity(agents) };
   }
 
   /** Claim: present the agent's key once; the agent is then this human's (201). */
@@ -53,11 +83,16 @@ export class HumansController {
     return this.bus.request(SUBJECTS.humans.claim, { humanId: human.humanId, agentKey }, ClaimedAgentSchema);
   }
 
+  /** A claimed agent as in the list: with `claimedAt`, its balances and `lastActivityAt`. */
   @Get('agents/:agentId')
-  @Returns(AgentSchema, { summary: 'A claimed agent' })
+  @Returns(ClaimedAgentOverviewSchema, { summary: 'A claimed agent, with its balances and last activity' })
   @HumanRoute({ claimedAgent: true })
-  agent(@Principal() principal: Principal) {
-    return this.bus.request(SUBJECTS.agents.get, { agentId: principal.agentId }, AgentSchema);
+  async agent(@SignedInHuman() human: SignedInHuman, @Principal() principal: Principal) {
+    const { agents } = await this.bus.request(SUBJECTS.humans.listClaims, { humanId: human.humanId }, ClaimedAgentListSchema);
+    const claimed = agents.find((a) => a.id === principal.agentId);
+    // Released between the claim check and this read.
+    if (!claimed) throw new NotFoundError('Agent not found');
+    return (await this.withActivity([claimed]))[0];
   }
 
   /** Gives the agent up (its keys keep working; another human may then claim it). */
@@ -110,5 +145,21 @@ export class HumansController {
   @HumanRoute({ claimedAgent: true })
   revoke(@Principal() principal: Principal, @Param('keyId') keyId: string, @Body() _body: EmptyBodyDto) {
     return this.bus.request(SUBJECTS.agents.revokeKey, { agentId: principal.agentId, keyId, requestedBy: 'human' }, RevokeKeyResponseSchema);
+  }
+
+  /**
+   * Adds each agent's balances and last activity from billing: one `billing.v1.agents-activity` message per
+   * {@link AGENTS_ACTIVITY_MAX_AGENTS} agents (one for any human's list in practice), not one per agent.
+   */
+  private async withActivity(agents: ClaimedAgent[]): Promise<ClaimedAgentOverview[]> {
+    const chunks: string[][] = [];
+    for (let i = 0; i < agents.length; i += AGENTS_ACTIVITY_MAX_AGENTS) chunks.push(agents.slice(i, i + AGENTS_ACTIVITY_MAX_AGENTS).map((a) => a.id));
+    const replies = await Promise.all(chunks.map((agentIds) => this.bus.request(SUBJECTS.billing.agentsActivity, { agentIds }, BillingAgentsActivityReplySchema)));
+    const activity = new Map(replies.flatMap((r) => r.agents).map((a) => [a.agentId, a]));
+    return agents.map((agent) => {
+      const found = activity.get(agent.id);
+      if (!found) throw new Error(`billing.v1.agents-activity answered nothing for ${agent.id}`);
+      return { ...agent, balance: found.balance, lastActivityAt: found.lastActivityAt };
+    });
   }
 }

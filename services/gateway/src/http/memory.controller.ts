@@ -70,11 +70,11 @@ export class MemoryController {
 
   @Delete('remember')
   @HttpCode(200)
-  @Returns(ForgetResponseSchema, { summary: 'Forget a memory by path or id', description: 'The target is exactly one of `path` or `id`, in the JSON body or in the query string, not both.',
+  @Returns(ForgetResponseSchema, { summary: 'Forget a memory by path or id', description: 'The target is exactly one of `path` or `id`, in the JSON body or in the query string, not both. The human who claimed the agent may forget with a passkey session, free of charge (the owner\'s right to erase).',
     // ForgetTargetOf reads the target itself (body or query), so the route has no @Body()/@Query() DTO to read it from.
     request: { body: ForgetTargetSchema, bodyRequired: false, query: ForgetTargetSchema },
   })
-  @RecordRoute({ price: 'forget', recordLimit: 'write' })
+  @RecordRoute({ price: 'forget', recordLimit: 'write', passkey: 'erase' })
   forget(@Req() req: GatewayRequest, @Principal() principal: Principal, @Param('recordId') recordId: string, @ForgetTargetOf() target: { path: string } | { id: string }) {
     return this.usage.paid(req, {
       operation: 'forget',

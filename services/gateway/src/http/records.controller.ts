@@ -44,8 +44,8 @@ export class RecordsController {
 
   @Delete(':recordId')
   @HttpCode(200)
-  @Returns(DeleteRecordResponseSchema, { summary: 'Delete a record', description: 'With `cascade=true` its memories and files are deleted too.' })
-  @RecordRoute()
+  @Returns(DeleteRecordResponseSchema, { summary: 'Delete a record', description: 'With `cascade=true` its memories and files are deleted too. The human who claimed the agent may delete it with a passkey session (the owner\'s right to erase).' })
+  @RecordRoute({ passkey: 'erase' })
   delete(@Principal() principal: Principal, @Param('recordId') recordId: string, @Query() { cascade }: DeleteRecordQueryDto) {
     return this.bus.request(SUBJECTS.records.delete, { agentId: principal.agentId, recordId, cascade }, DeleteRecordResponseSchema);
   }

@@ -1,7 +1,7 @@
 import { applyDecorators, SetMetadata, UseGuards } from '@nestjs/common';
 import type { PaidOperation } from '@agent-memory/shared';
 import { AgentKeyGuard } from '../auth/agent-key.guard';
-import { AllowPasskey } from '../auth/allow-passkey.decorator';
+import { AllowPasskey, type PasskeyAccess } from '../auth/allow-passkey.decorator';
 import { ClaimedAgentGuard, HumanSessionGuard } from '../auth/human-session.guard';
 import { RecordAccessGuard } from '../auth/record-access.guard';
 import { WalletSignatureGuard } from '../auth/wallet-signature.guard';
@@ -68,8 +68,12 @@ export interface RecordRouteOptions {
   price?: PaidOperation;
   /** The per-record limit that counts the route: 30 writes or 60 queries per minute per record. */
   recordLimit?: RecordRateClass;
-  /** A human's passkey session may call it on a record of an agent the human claimed (reads only). */
-  passkey?: boolean;
+  /**
+   * A human's passkey session may call it on a record of an agent the human claimed: `true` or `'read'`
+   * (a read, charged to the agent like its own call), `'erase'` (forget, delete record: the owner's right
+   * to erase, free for the session however the route is priced for agents; docs/billing.md).
+   */
+  passkey?: true | PasskeyAccess;
   /** `'signature'`: the wallet signature of a `local`-mode agent only (raw blob routes). Default: the agent credentials. */
   credential?: 'signature';
 }
@@ -87,7 +91,7 @@ export function RecordRoute(options: RecordRouteOptions = {}): MethodDecorator {
     UseGuards(...authentication, AgentRateLimitGuard, RecordAccessGuard, ...(recordLimit ? [RecordRateLimitGuard] : [])),
     ...(price ? [PaidCall(price)] : []),
     ...(recordLimit ? [RecordRateLimit(recordLimit)] : []),
-    ...(passkey ? [AllowPasskey()] : []),
+    ...(passkey ? [AllowPasskey(passkey === true ? 'read' : passkey)] : []),
   );
 }
 

@@ -31,7 +31,7 @@ export const SECURITY_SCHEMES = {
   Passkey: {
     type: 'http',
     scheme: 'Passkey',
-    description: '`Authorization: Passkey <session credential>`: a human signed in with a passkey: the account, and read access to the agents the human claimed (docs/authentication.md, "Passkeys").',
+    description: '`Authorization: Passkey <session credential>`: a human signed in with a passkey: the account, read access to the agents the human claimed, and the owner’s free erasures (forget, delete record) (docs/authentication.md, "Passkeys").',
   },
 } as const;
 export type SecuritySchemeName = keyof typeof SECURITY_SCHEMES;

@@ -128,6 +128,42 @@ describe('passkey registration and sign-in', () => {
   });
 });
 
+describe('passkey deletion', () => {
+  async function withPasskeys(name: string, count: number) {
+    const first = await register(createPasskeyDevice(ORIGIN), name);
+    for (let i = 1; i < count; i++) {
+      const { options } = await passkeys.registrationOptions({ humanId: first.human.id });
+      await passkeys.registrationVerify({ response: asJson(createPasskeyDevice(ORIGIN).create(options)), humanId: first.human.id });
+    }
+    return { ...first, human: await passkeys.getHuman({ humanId: first.human.id }) };
+  }
+
+  it('deletes one passkey and answers those kept; never the last (FORBIDDEN); another human’s or unknown: NOT_FOUND; the session stays valid', async () => {
+    const { human, token } = await withPasskeys('Jo', 2);
+    const other = await withPasskeys('Kim', 2);
+    const [keep, drop] = human.passkeys;
+    await expect(passkeys.deletePasskey({ humanId: human.id, passkeyId: other.human.passkeys[0].id })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(passkeys.deletePasskey({ humanId: human.id, passkeyId: 'bm8tc3VjaC1wYXNza2V5' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    expect(await prisma.passkeyCredential.count({ where: { humanId: other.human.id } })).toBe(2);
+
+    expect(await passkeys.deletePasskey({ humanId: human.id, passkeyId: drop.id })).toEqual({ deleted: true, passkeys: [keep] });
+    await expect(passkeys.deletePasskey({ humanId: human.id, passkeyId: drop.id })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(passkeys.deletePasskey({ humanId: human.id, passkeyId: keep.id })).rejects.toMatchObject({ code: 'FORBIDDEN', message: expect.stringMatching(/last passkey/) });
+    expect((await passkeys.getHuman({ humanId: human.id })).passkeys).toEqual([keep]);
+    expect(await sessions.authenticate({ token })).toMatchObject({ humanId: human.id });
+  });
+
+  it('concurrent deletions of every passkey leave exactly one (row lock on the human)', async () => {
+    for (let round = 0; round < 3; round++) {
+      const { human } = await withPasskeys(`Lu${round}`, 3);
+      const outcomes = await Promise.allSettled(human.passkeys.map((p) => passkeys.deletePasskey({ humanId: human.id, passkeyId: p.id })));
+      expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(2);
+      expect(outcomes.filter((o) => o.status === 'rejected').map((o) => o.reason.code)).toEqual(['FORBIDDEN']);
+      expect(await prisma.passkeyCredential.count({ where: { humanId: human.id } })).toBe(1);
+    }
+  });
+});
+
 describe('sessions', () => {
   it('expire after the TTL and end at sign-out', async () => {
     const device = createPasskeyDevice(ORIGIN);

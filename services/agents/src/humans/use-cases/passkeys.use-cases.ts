@@ -8,10 +8,10 @@ import {
   verifyAuthenticationResponse,
   verifyRegistrationResponse,
 } from '@simplewebauthn/server';
-import { ForbiddenError, type Human, type HumanSessionResponse, newId, NotFoundError, UnauthorizedError, ValidationError, type WebAuthnCredentialJson } from '@agent-memory/shared';
+import { ForbiddenError, type Human, type HumanSessionResponse, newId, type PasskeysDeleteReply, NotFoundError, UnauthorizedError, ValidationError, type WebAuthnCredentialJson } from '@agent-memory/shared';
 import { CLOCK, type Clock, hasExpired, secondsAfter } from '../../clock';
 import { type CeremonyPurpose, type HumanRecord, HumansRepository, type WebauthnChallengeRecord } from '../../persistence/humans.repository';
-import type { AuthenticationOptionsMessage, GetHumanMessage, PasskeyVerifyMessage, RegistrationOptionsMessage } from '../humans.messages';
+import type { AuthenticationOptionsMessage, DeletePasskeyMessage, GetHumanMessage, PasskeyVerifyMessage, RegistrationOptionsMessage } from '../humans.messages';
 import { PASSKEY_OPTIONS, type PasskeyOptions } from '../passkey.options';
 import { SessionsUseCases } from './sessions.use-cases';
 
@@ -150,6 +150,20 @@ export class PasskeysUseCases {
         lastUsedAt: p.lastUsedAt?.toISOString() ?? null,
       })),
     };
+  }
+
+  /**
+   * Deletes one of the human's passkeys (docs/authentication.md, "Passkeys (humans)") and answers the
+   * passkeys the account keeps. Never the last one: FORBIDDEN, nothing changes (the account could not sign
+   * in again). Another human's or an unknown id: NOT_FOUND. Atomic under the human's row lock, so two
+   * concurrent deletions of the last two passkeys leave one. Sessions stay valid (a session is not tied
+   * to the passkey that opened it; sign out to end one).
+   */
+  async deletePasskey({ humanId, passkeyId }: DeletePasskeyMessage): Promise<PasskeysDeleteReply> {
+    const outcome = await this.humans.deletePasskey(humanId, passkeyId);
+    if (outcome === 'not-found') throw new NotFoundError('Passkey not found');
+    if (outcome === 'last') throw new ForbiddenError('This is the account\'s last passkey: add another passkey before deleting this one, or the account could not sign in again');
+    return { deleted: true, passkeys: (await this.getHuman({ humanId })).passkeys };
   }
 
   private async signIn(humanId: string): Promise<HumanSessionResponse> {
