@@ -40,6 +40,12 @@ export interface RememberWrite {
   idempotency?: { key: string; claimedAt: Date };
   /** Neighbours on each side that `writeVector` is given (contextual indexing); 0 or absent: none read. */
   contextDepth?: number;
+  /**
+   * Contextual indexing (recall/contextual-index.ts): on a replace, the memories that may have borrowed
+   * context from this one are marked stale in the same transaction and, if there are any, a context-only
+   * purge task with this id re-indexes them (run it after COMMIT, `findPurge`).
+   */
+  contextTaskId?: string;
 }
 
 /**
@@ -85,6 +91,32 @@ export interface PurgeTask {
   recordId: string;
   memoryId: string | null;
   blobKeys: string[];
+  /** Only re-index the record's stale contextual entries (a lender was replaced); nothing is deleted. */
+  contextOnly?: boolean;
+}
+
+/** A memory's contextual index state (recall/contextual-index.ts): its lenders (a superset), stale flag and epoch. */
+export interface ContextState {
+  id: string;
+  recordId: string;
+  type: string;
+  contentHash: string;
+  blobKey: string;
+  createdAt: Date;
+  /** Every memory whose context the index entry may hold (recorded before the entry is written). */
+  contextLenders: string[];
+  /** Recall leaves the memory out: its entry may hold context of a forgotten or replaced memory. */
+  contextStale: boolean;
+  /** Raised each time the memory is marked stale; a re-index read at another epoch is not confirmed. */
+  contextEpoch: number;
+}
+
+/** A re-index to confirm: the memory at the version and epoch it was computed from, and the lenders it used. */
+export interface ContextWrite {
+  id: string;
+  contentHash: string;
+  epoch: number;
+  lenders: readonly { id: string; contentHash: string }[];
 }
 
 /**
@@ -104,7 +136,11 @@ export abstract class MemoryRepository implements PurgeTaskTable<PurgeTask> {
   abstract findById(recordId: string, id: string): Promise<MemoryRow | null>;
   /** The memory with this id in any record (jobs carry only the id), or null. */
   abstract findAnyById(id: string): Promise<MemoryRow | null>;
-  /** Rows of the given ids within the record (absent or foreign ids are left out). */
+  /**
+   * Rows of the given ids within the record that recall may show: absent or foreign ids are left out, and
+   * so are memories whose contextual index entry is stale (it may hold context of a forgotten or replaced
+   * memory until a purge re-indexes it; docs/api.md, "Recall").
+   */
   abstract findMany(recordId: string, ids: readonly string[]): Promise<MemoryRow[]>;
   /** Every row in id order after `cursor`, at most `limit` (the data check's batches). */
   abstract listAfter(cursor: string | undefined, limit: number): Promise<MemoryRow[]>;
@@ -143,12 +179,23 @@ export abstract class MemoryRepository implements PurgeTaskTable<PurgeTask> {
   /** Sets the embedder of the still-unchanged memories of `versions` after `writeVectors`; returns the ids written. */
   abstract applyReembed(versions: readonly { id: string; contentHash: string }[], embedderId: string, writeVectors: (ids: string[]) => Promise<void>): Promise<string[]>;
   /**
-   * Forget, metadata side, with a durable purge task; null when the memory is already gone. With
-   * `reindex`, its neighbours (up to `reindex.depth` each side, the memory itself no longer among them)
-   * are given to `reindex.write` inside the same transaction, so the rows go only once the neighbours'
-   * index entries no longer borrow from the memory; an error of `write` rolls everything back.
+   * Forget, metadata side, with a durable purge task; null when the memory is already gone. The memories
+   * that may have borrowed context from it (contextual indexing: it is among their `contextLenders`) are
+   * marked stale in the same transaction, so recall leaves them out until the purge task re-indexes them.
    */
-  abstract forget(memory: MemoryRow, reindex?: { depth: number; write: (neighbours: MemoryNeighbours) => Promise<void> }): Promise<PurgeTask | null>;
+  abstract forget(memory: MemoryRow): Promise<PurgeTask | null>;
+  /** The memory's contextual state and up to `depth` rows of its record written just before it (newest first); no locks. */
+  abstract contextWindow(id: string, depth: number): Promise<{ self: ContextState; before: MemoryRow[] } | null>;
+  /** Ids of the record's memories marked stale, at most `limit`. */
+  abstract staleContext(recordId: string, limit: number): Promise<string[]>;
+  /**
+   * Confirms a re-index in two short transactions: (1) with the lenders locked `FOR SHARE` and the memory
+   * `FOR UPDATE`, checks all are still at the versions used and adds the lenders to `contextLenders`
+   * (before the entry exists, so a forget of one marks the memory stale); (2) with the memory locked again
+   * and its version and epoch unchanged, runs `writeEntry(type)` and clears the stale flag. 'changed': a
+   * version or epoch moved (compute again); 'gone': the memory was forgotten.
+   */
+  abstract applyContext(w: ContextWrite, writeEntry: (type: string) => Promise<void>): Promise<GuardedWriteOutcome>;
   /** Record deletion, metadata side: tombstone, every row of the record, one purge task `taskId`. */
   abstract purgeRecordMetadata(recordId: string, taskId: string): Promise<PurgeTask>;
   abstract pendingPurges(): Promise<PurgeTask[]>;

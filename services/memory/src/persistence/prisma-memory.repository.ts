@@ -4,7 +4,7 @@ import { type MemoryType, newId } from '@agent-memory/shared';
 import { Prisma } from './generated/client';
 import { chargeMemoryUsage, DEFAULT_MEMORY_QUOTA, MEMORY_QUOTA, type MemoryQuota, type MemoryUsage, readMemoryUsage, releaseMemoryUsage } from './memory-quota';
 import { checkMemoryUsage, type MemoryUsageDrift } from './memory-usage-check';
-import type { EnrichmentWrite, GuardedWriteOutcome, LockedMemory, MemoryNeighbours, MemoryRepository, MemoryRow, PurgeTask, RememberWrite } from './memory.repository';
+import type { ContextState, ContextWrite, EnrichmentWrite, GuardedWriteOutcome, LockedMemory, MemoryNeighbours, MemoryRepository, MemoryRow, PurgeTask, RememberWrite } from './memory.repository';
 import { MEMORY_PRISMA, type MemoryPrismaClient } from './prisma';
 
 /**
@@ -57,7 +57,7 @@ export class PrismaMemoryRepository implements MemoryRepository {
 
   /** Rows of the given ids within the record (absent or foreign ids are left out). */
   findMany(recordId: string, ids: readonly string[]): Promise<MemoryRow[]> {
-    return this.prisma.memory.findMany({ where: { recordId, id: { in: [...ids] } } });
+    return this.prisma.memory.findMany({ where: { recordId, id: { in: [...ids] }, contextStale: false } });
   }
 
   /** Every row in id order after `cursor`, at most `limit` (the data check's batches). */
@@ -144,6 +144,7 @@ export class PrismaMemoryRepository implements MemoryRepository {
       if (writeVector) await writeVector(id, neighbours);
       const version = { type: w.type, summary: w.summary, contentHash: w.contentHash, blobKey: w.blobKey, sizeBytes: w.sizeBytes, embedderId: w.embedderId };
       if (existing) await tx.memory.update({ where: { id }, data: { ...version, updatedAt: new Date() } });
+      if (existing && w.contextTaskId) await markBorrowersStale(tx, w.recordId, id, { id: w.contextTaskId, contextOnly: true });
       else await tx.memory.create({ data: { id, recordId: w.recordId, agentId: w.agentId, path: w.path, ...version, ...(createdAt ? { createdAt, updatedAt: createdAt } : {}) } });
       await tx.memoryWriteLog.create({
         data: { recordId: w.recordId, memoryId: id, op: 'remember', path: w.path, contentHash: w.contentHash, blobKey: w.blobKey, idempotencyKey: w.idempotency?.key ?? null },
@@ -222,14 +223,14 @@ export class PrismaMemoryRepository implements MemoryRepository {
    * its write log entries and the idempotency results that name it, logs the forget (path only, no content), and records a durable purge task holding every
    * blob key of every version. Returns the task, or null when the memory is already gone.
    */
-  async forget(memory: MemoryRow, reindex?: { depth: number; write: (neighbours: MemoryNeighbours) => Promise<void> }): Promise<PurgeTask | null> {
+  async forget(memory: MemoryRow): Promise<PurgeTask | null> {
     return retryDeadlock(() => this.prisma.$transaction(async (tx) => {
       const [gone] = await tx.$queryRaw<{ agentId: string; sizeBytes: number; createdAt: Date }[]>`
         DELETE FROM "memory"."memories" WHERE id = ${memory.id} RETURNING agent_id AS "agentId", size_bytes AS "sizeBytes", created_at AS "createdAt"`;
       if (!gone) return null;
-      // The row is deleted (waiting for writes that hold it FOR SHARE as their neighbour): the neighbours
-      // read now are the record's order without it, and their new entries are written before COMMIT.
-      if (reindex && reindex.depth > 0) await reindex.write(await neighboursOf(tx, memory.recordId, memory.id, gone.createdAt, reindex.depth));
+      // The row is deleted (waiting for a re-index that holds it FOR SHARE as a lender): its borrowers, later
+      // rows, are marked stale after it, so locks are always taken older memory first (no deadlock with a re-index).
+      await markBorrowersStale(tx, memory.recordId, memory.id);
       await releaseMemoryUsage(tx, [{ agentId: gone.agentId, memories: 1, bytes: gone.sizeBytes }]);
       const versions = await tx.memoryWriteLog.findMany({ where: { memoryId: memory.id }, select: { blobKey: true } });
       const blobKeys = [...new Set([memory.blobKey, ...versions.map((v) => v.blobKey).filter((k): k is string => k !== null)])];
@@ -239,7 +240,61 @@ export class PrismaMemoryRepository implements MemoryRepository {
       const task = { id: newId('purgeTask'), recordId: memory.recordId, memoryId: memory.id, blobKeys };
       await tx.memoryPurgeTask.create({ data: task });
       return task;
-    }, reindex && reindex.depth > 0 ? VECTOR_WRITE_TRANSACTION : undefined));
+    }));
+  }
+
+  /** The memory's contextual state and up to `depth` predecessors in its record's write order (newest first); no locks. */
+  async contextWindow(id: string, depth: number): Promise<{ self: ContextState; before: MemoryRow[] } | null> {
+    const self = await this.prisma.memory.findUnique({
+      where: { id },
+      select: { id: true, recordId: true, type: true, contentHash: true, blobKey: true, createdAt: true, contextLenders: true, contextStale: true, contextEpoch: true },
+    });
+    if (!self) return null;
+    const before = depth <= 0 ? [] : await this.prisma.$queryRaw<MemoryRow[]>`
+      SELECT ${ROW_COLUMNS} FROM "memory"."memories"
+      WHERE record_id = ${self.recordId} AND (created_at, id) < (${self.createdAt}::timestamptz, ${id}) ORDER BY created_at DESC, id DESC LIMIT ${depth}`;
+    return { self, before };
+  }
+
+  /** Ids of the record's stale memories, at most `limit` (partial index `memories_context_stale_idx`). */
+  async staleContext(recordId: string, limit: number): Promise<string[]> {
+    const rows = await this.prisma.memory.findMany({ where: { recordId, contextStale: true }, select: { id: true }, orderBy: { id: 'asc' }, take: limit });
+    return rows.map((r) => r.id);
+  }
+
+  /**
+   * Confirms a contextual re-index (docs/api.md, "Recall"), never with model work inside a transaction:
+   * 1. locks the lenders `FOR SHARE` (oldest first) and then the memory `FOR UPDATE` — always the older
+   *    memory first, as forget (the lender, then its borrowers) and replace do, so none of them deadlock —
+   *    checks every one is at the version used and the memory at its epoch, and adds the lenders to
+   *    `context_lenders`; committed before the entry is written, so from then on a forget or replace of a
+   *    lender marks the memory stale even if the entry write's outcome is unknown (a timeout);
+   * 2. locks the memory again, checks version and epoch, runs `writeEntry(type)` (the locked type) and
+   *    clears the stale flag. An entry written whose COMMIT then fails is repaired by the next re-index:
+   *    the lenders are recorded and a stale memory stays stale.
+   */
+  async applyContext(w: ContextWrite, writeEntry: (type: string) => Promise<void>): Promise<GuardedWriteOutcome> {
+    const lenderIds = w.lenders.map((l) => l.id);
+    const recorded = await retryDeadlock(() => this.prisma.$transaction(async (tx) => {
+      const lenders = lenderIds.length === 0 ? [] : await tx.$queryRaw<{ id: string; contentHash: string }[]>`
+        SELECT id, content_hash AS "contentHash" FROM "memory"."memories" WHERE id = ANY(${lenderIds}::text[]) ORDER BY created_at, id FOR SHARE`;
+      const [self] = await lockContext(tx, w.id);
+      if (!self) return 'gone' as const;
+      const expected = new Map(w.lenders.map((l) => [l.id, l.contentHash]));
+      if (self.contentHash !== w.contentHash || self.contextEpoch !== w.epoch || lenders.length !== expected.size || lenders.some((l) => expected.get(l.id) !== l.contentHash)) return 'changed' as const;
+      const missing = lenderIds.filter((l) => !self.contextLenders.includes(l));
+      if (missing.length > 0) await tx.memory.update({ where: { id: w.id }, data: { contextLenders: { push: missing } } });
+      return 'applied' as const;
+    }));
+    if (recorded !== 'applied') return recorded;
+    return retryDeadlock(() => this.prisma.$transaction(async (tx) => {
+      const [self] = await lockContext(tx, w.id);
+      if (!self) return 'gone' as const;
+      if (self.contentHash !== w.contentHash || self.contextEpoch !== w.epoch) return 'changed' as const;
+      await writeEntry(self.type);
+      if (self.contextStale) await tx.memory.update({ where: { id: w.id }, data: { contextStale: false } });
+      return 'applied' as const;
+    }, VECTOR_WRITE_TRANSACTION));
   }
 
   /**
@@ -292,6 +347,27 @@ async function lockMemories(tx: Prisma.TransactionClient, ids: readonly string[]
   return tx.$queryRaw<(LockedMemory & { recordId: string })[]>`
     SELECT id, record_id AS "recordId", content_hash AS "contentHash", embedder_id AS "embedderId", created_at AS "createdAt"
     FROM "memory"."memories" WHERE id = ANY(${[...ids]}::text[]) ORDER BY id FOR UPDATE`;
+}
+
+/** Locks one memory `FOR UPDATE` and returns its contextual state (empty when it is gone). */
+function lockContext(tx: Prisma.TransactionClient, id: string): Promise<{ type: string; contentHash: string; contextLenders: string[]; contextStale: boolean; contextEpoch: number }[]> {
+  return tx.$queryRaw`
+    SELECT type, content_hash AS "contentHash", context_lenders AS "contextLenders", context_stale AS "contextStale", context_epoch AS "contextEpoch"
+    FROM "memory"."memories" WHERE id = ${id} FOR UPDATE`;
+}
+
+/**
+ * Marks stale, raising their epoch, the memories of the record whose index entries may hold context of
+ * `lenderId` (it is among their `context_lenders`; GIN index `memories_context_lenders_idx`): recall leaves
+ * them out from this transaction's COMMIT on. With `task`, and only if any were marked, writes that purge
+ * task (context only), which re-indexes them. Returns how many were marked.
+ */
+async function markBorrowersStale(tx: Prisma.TransactionClient, recordId: string, lenderId: string, task?: { id: string; contextOnly: true }): Promise<number> {
+  const marked = await tx.$executeRaw`
+    UPDATE "memory"."memories" SET context_stale = true, context_epoch = context_epoch + 1
+    WHERE record_id = ${recordId} AND context_lenders @> ARRAY[${lenderId}]::text[]`;
+  if (marked > 0 && task) await tx.memoryPurgeTask.create({ data: { id: task.id, recordId, memoryId: lenderId, blobKeys: [], contextOnly: true } });
+  return marked;
 }
 
 const ROW_COLUMNS = Prisma.sql`id, record_id AS "recordId", agent_id AS "agentId", path, type, summary, content_hash AS "contentHash",

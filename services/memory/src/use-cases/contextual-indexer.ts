@@ -1,97 +1,140 @@
-import { Inject, Injectable, Optional } from '@nestjs/common';
-import type { MemoryType } from '@agent-memory/shared';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { BLOB_STORE, type BlobStore, verifyBlob } from '@agent-memory/platform';
+import type { MemoryType } from '@agent-memory/shared';
 import { EMBEDDER, type Embedder } from '../embedding/embedder.port';
-import type { MemoryNeighbours, MemoryRow } from '../persistence/memory.repository';
-import { contextDepth, contextualEntry, DEFAULT_CONTEXT, type ContextOptions, type ContextSource } from '../recall/contextual-index';
+import { MemoryRepository, type MemoryRow } from '../persistence/memory.repository';
+import { contextDepth, contextOf, contextualEntry, DEFAULT_CONTEXT, type ContextOptions, type ContextSource } from '../recall/contextual-index';
 import { embedDocument } from '../recall/document-embedding';
 import { encodeKeywords } from '../recall/keyword-encoder';
-import { VECTOR_INDEX, type VectorIndex, type VectorPoint } from '../vector-index/vector-index.port';
+import { VECTOR_INDEX, type VectorIndex } from '../vector-index/vector-index.port';
 
 /** Injection token of the {@link ContextOptions} in force (`RECALL_CONTEXT`, `RECALL_CONTEXT_GAP_SECONDS`). */
 export const RECALL_CONTEXT = Symbol('RecallContext');
 
-/** A memory being written, with its own index material. */
-export interface IndexedMemory {
-  id: string;
-  recordId: string;
-  type: MemoryType;
-  /** Unit vector of its own content. */
-  dense: Float32Array;
-  /** Keywords of its own content. */
-  sparse: ContextSource['sparse'];
-}
-
-interface WindowEntry {
-  id: string;
-  type: MemoryType;
-  source: ContextSource;
-}
+/** Attempts of one re-index when a lender or the memory changes meanwhile (each computes again). */
+const REINDEX_ATTEMPTS = 4;
+/** Stale memories re-indexed per page of {@link ContextualIndexer.repairStale}. */
+const STALE_PAGE = 100;
+/** Pages of one {@link ContextualIndexer.repairStale} before it gives up until the task's next retry. */
+const REPAIR_PAGES = 1_000;
 
 /**
- * Writes contextual index entries (recall/contextual-index.ts) in the memory service, before the index
- * write, so every adapter (embedded, the vector-index service, Qdrant) stores the same blended vectors
- * and keywords. Runs inside the remember or forget transaction with the neighbours it read under row
- * locks (`MemoryRepository.saveRemember`, `forget`): a crash before COMMIT leaves the memory in place,
- * so no forgotten memory's words ever stay findable through a neighbour. A neighbour's own material is
- * re-made from its content (blob, checked against its hash; keywords; embedding, scoped to the record and
- * usually answered by the embedder's cache). A predecessor whose blob is missing or altered lends
- * nothing; a memory after it whose content cannot be read fails the write (its entry might still hold the
- * words of a forgotten memory: fail closed, the transaction rolls back and nothing is forgotten half).
+ * Writes contextual index entries (recall/contextual-index.ts; docs/api.md, "Recall") in the memory
+ * service, so every adapter (embedded, the vector-index service, Qdrant) stores the same blended vectors
+ * and keywords. Its guarantee, "forget stays total": once a forget or a replace of a memory L commits, no
+ * word or meaning that only L held lifts another memory in recall. How:
+ * - remember, replace and enrichment write the memory's own entry (no context) in their transaction; the
+ *   contextual entry is written after COMMIT by {@link reindex}, with all model work (blob reads,
+ *   embeddings) outside any transaction;
+ * - a re-index records its lenders on the memory's row (`contextLenders`, a superset) in a committed
+ *   transaction before it writes the entry, and writes the entry only while the row is locked and at the
+ *   epoch it was computed at (`MemoryRepository.applyContext`);
+ * - a forget or replace of L marks every row that lists L stale (epoch + 1) in its own transaction:
+ *   recall leaves stale rows out (`MemoryRepository.findMany`) from that COMMIT on, and a durable purge
+ *   task (the forget's, or a context-only one for a replace; `PurgeStoresUseCase`) re-indexes them
+ *   ({@link repairStale}), retried by its job, at start-up and by the purge sweep until it succeeds.
+ * A memory whose own content cannot be read (blob store down, blob missing or altered) cannot be
+ * re-indexed: it stays stale and the purge task is retried. A predecessor whose content cannot be read
+ * lends nothing.
  */
 @Injectable()
 export class ContextualIndexer {
+  private readonly logger = new Logger(ContextualIndexer.name);
+
   constructor(
     @Inject(EMBEDDER) private readonly embedder: Embedder,
     @Inject(BLOB_STORE) private readonly blobs: BlobStore,
     @Inject(VECTOR_INDEX) private readonly index: VectorIndex,
+    private readonly repository: MemoryRepository,
     @Optional() @Inject(RECALL_CONTEXT) private readonly options: ContextOptions = DEFAULT_CONTEXT,
   ) {}
 
-  /** Neighbours to read on each side of a write (0 when contextual indexing is off). */
+  /** Predecessors an entry may borrow from (0 when contextual indexing is off). */
   get depth(): number {
     return contextDepth(this.options);
   }
 
-  /**
-   * Upserts the entry of `memory` (written at `neighbours.createdAt`; null for a forget, whose memory
-   * is no longer in the window) and re-computes the entries of the memories after it, whose context
-   * it changes. One `upsert` call. Errors of the blob store, embedder and index propagate.
-   */
-  async write(memory: IndexedMemory | null, neighbours: MemoryNeighbours): Promise<void> {
-    const before = (await this.sources(neighbours.before, false)).reverse();
-    const self: WindowEntry[] = memory
-      ? [{ id: memory.id, type: memory.type, source: { recordId: memory.recordId, createdAt: neighbours.createdAt, dense: memory.dense, sparse: memory.sparse } }]
-      : [];
-    const after = await this.sources(neighbours.after, true);
-    // Oldest first: the memory's predecessors, the memory, the memories written after it.
-    const window = [...before, ...self, ...after];
-    const points: VectorPoint[] = [];
-    for (let i = before.length; i < window.length; i++) {
-      const entry = window[i];
-      const predecessors = window.slice(0, i).reverse().map((w) => w.source);
-      const { dense, sparse } = contextualEntry(entry.source, predecessors, this.options);
-      points.push({ id: entry.id, tenant: entry.source.recordId, dense, sparse, payload: { type: entry.type } });
-    }
-    if (points.length > 0) await this.index.upsert(points);
+  /** Whether contextual indexing is on. */
+  get enabled(): boolean {
+    return this.depth > 0;
   }
 
   /**
-   * Own material of stored rows, in the given order. A row whose content cannot be read is left out, or,
-   * when `required`, throws the BlobIntegrityError (or an Error for a missing blob).
+   * Writes the contextual entry of memory `id` (and clears its stale flag) from its current content and
+   * predecessors. Returns false when the memory is gone. Throws when its own content cannot be read, on
+   * errors of the embedder or index, or when it kept changing for {@link REINDEX_ATTEMPTS} attempts.
+   * With contextual indexing off, writes the memory's own entry (clearing a stale flag left from when it was on).
    */
-  private async sources(rows: readonly MemoryRow[], required: boolean): Promise<WindowEntry[]> {
-    const entries = await Promise.all(
-      rows.map(async (row): Promise<WindowEntry | null> => {
-        const bytes = await this.blobs.get(row.blobKey);
-        const damage = bytes ? verifyBlob(row.blobKey, bytes, row.contentHash) : new Error(`Content of memory ${row.id} is missing (${row.blobKey})`);
-        if (damage && required) throw damage;
-        if (!bytes || damage) return null;
-        const content = bytes.toString('utf8');
-        const dense = await embedDocument(this.embedder, content, { scope: row.recordId });
-        return { id: row.id, type: row.type as MemoryType, source: { recordId: row.recordId, createdAt: row.createdAt, dense, sparse: encodeKeywords(content) } };
-      }),
-    );
-    return entries.filter((e): e is WindowEntry => e !== null);
+  async reindex(id: string): Promise<boolean> {
+    for (let attempt = 1; attempt <= REINDEX_ATTEMPTS; attempt++) {
+      const window = await this.repository.contextWindow(id, this.depth);
+      if (!window) return false;
+      const { self, before } = window;
+      const own = await this.source(self, true);
+      const sources = await Promise.all(before.map((row) => this.source(row, false)));
+      // The chain stops at a predecessor whose content cannot be read: it lends nothing, nor do those before it.
+      const cut = sources.indexOf(null);
+      const readable = (cut < 0 ? sources : sources.slice(0, cut)) as Array<ContextSource & { id: string; contentHash: string }>;
+      // Only the predecessors actually taken are lenders.
+      const lenders = contextOf(own, readable, this.options);
+      const { dense, sparse } = contextualEntry(own, lenders, this.options);
+      const outcome = await this.repository.applyContext(
+        { id, contentHash: self.contentHash, epoch: self.contextEpoch, lenders: lenders.map((l) => ({ id: l.id, contentHash: l.contentHash })) },
+        (type) => this.index.upsert([{ id, tenant: self.recordId, dense, sparse, payload: { type: type as MemoryType } }]),
+      );
+      if (outcome === 'gone') return false;
+      if (outcome === 'applied') return true;
+    }
+    throw new Error(`Contextual re-index of memory ${id} did not settle after ${REINDEX_ATTEMPTS} attempts`);
+  }
+
+  /**
+   * Re-indexes every stale memory of the record (the purge task of a forget or replace), page by page
+   * (each re-index clears its memory's flag). Throws on the first failure (the task is retried) or when
+   * memories keep being marked stale for {@link REPAIR_PAGES} pages; returns how many were re-indexed.
+   */
+  async repairStale(recordId: string): Promise<number> {
+    let done = 0;
+    for (let page = 0; page < REPAIR_PAGES; page++) {
+      const ids = await this.repository.staleContext(recordId, STALE_PAGE);
+      if (ids.length === 0) return done;
+      for (const id of ids) {
+        await this.reindex(id);
+        done++;
+      }
+    }
+    throw new Error(`Stale contextual entries of record ${recordId} remain after ${REPAIR_PAGES} pages; retried later`);
+  }
+
+  /**
+   * After the COMMIT of a remember, replace or enrichment of memory `id`: writes its contextual entry.
+   * Never throws: a failed re-index leaves the memory's own entry, which borrows nothing (safe).
+   */
+  async afterWrite(id: string): Promise<void> {
+    if (!this.enabled) return;
+    try {
+      await this.reindex(id);
+    } catch (err) {
+      this.logger.warn({ memoryId: id, err }, 'Contextual re-index failed; the memory keeps its own index entry');
+    }
+  }
+
+  /** A row's own index material, or null when its content cannot be read and `required` is false. */
+  private async source(row: Pick<MemoryRow, 'id' | 'recordId' | 'createdAt' | 'blobKey' | 'contentHash'>, required: true): Promise<ContextSource & { id: string; contentHash: string }>;
+  private async source(row: Pick<MemoryRow, 'id' | 'recordId' | 'createdAt' | 'blobKey' | 'contentHash'>, required: false): Promise<(ContextSource & { id: string; contentHash: string }) | null>;
+  private async source(row: Pick<MemoryRow, 'id' | 'recordId' | 'createdAt' | 'blobKey' | 'contentHash'>, required: boolean): Promise<(ContextSource & { id: string; contentHash: string }) | null> {
+    let bytes: Buffer | null;
+    try {
+      bytes = await this.blobs.get(row.blobKey);
+    } catch (err) {
+      if (required) throw err;
+      return null;
+    }
+    const damage = bytes ? verifyBlob(row.blobKey, bytes, row.contentHash) : new Error(`Content of memory ${row.id} is missing (${row.blobKey})`);
+    if (damage && required) throw damage;
+    if (!bytes || damage) return null;
+    const content = bytes.toString('utf8');
+    const dense = await embedDocument(this.embedder, content, { scope: row.recordId });
+    return { id: row.id, contentHash: row.contentHash, recordId: row.recordId, createdAt: row.createdAt, dense, sparse: encodeKeywords(content) };
   }
 }

@@ -100,15 +100,14 @@ export class EnrichMemoryUseCase {
       return this.repository.applyEnrichment({ id: row.id, contentHash: row.contentHash, type, summary, embedderId: row.embedderId });
     }
     // The type is in the vector payload (recall filters by it): write the point again with the new type.
-    // With contextual indexing the entry is blended with the memory's predecessors again, as remember wrote it.
+    // With contextual indexing the own entry is written here (no model work or neighbour locks in the
+    // transaction) and the contextual one after COMMIT, as after a remember (ContextualIndexer).
     const dense = await embedDocument(this.embedder, content, { scope: row.recordId });
     const sparse = encodeKeywords(content);
-    const contextual = this.contextual;
-    const contextDepth = contextual?.depth ?? 0;
-    return this.repository.applyEnrichment({ id: row.id, contentHash: row.contentHash, type, summary, embedderId: this.embedder.id, contextDepth }, (neighbours) =>
-      contextual && contextDepth > 0
-        ? contextual.write({ id: row.id, recordId: row.recordId, type, dense, sparse }, neighbours)
-        : this.index.upsert([{ id: row.id, tenant: row.recordId, dense, sparse, payload: { type } }]),
+    const outcome = await this.repository.applyEnrichment({ id: row.id, contentHash: row.contentHash, type, summary, embedderId: this.embedder.id }, () =>
+      this.index.upsert([{ id: row.id, tenant: row.recordId, dense, sparse, payload: { type } }]),
     );
+    if (outcome === 'applied') await this.contextual?.afterWrite(row.id);
+    return outcome;
   }
 }

@@ -26,6 +26,8 @@ export interface MemoryReplica {
   forget: ForgetUseCase;
   purge: PurgeStoresUseCase;
   purgeRecord: PurgeRecordUseCase;
+  /** The replica's contextual indexer (re-indexes after writes; repairs stale borrowers in purges). */
+  contextual: ContextualIndexer;
 }
 
 /** What {@link startMemoryReplicas} gives a test: the replicas, the shared stores, and `close` to release them all. */
@@ -54,11 +56,11 @@ export async function startMemoryReplicas(count: number): Promise<MemoryReplicas
   const replicas = clients.map(({ db, prisma }): MemoryReplica => {
     const repository = new PrismaMemoryRepository(prisma);
     const jobs = new InProcessJobQueue();
-    const contextual = new ContextualIndexer(embedder, blobs, index);
+    const contextual = new ContextualIndexer(embedder, blobs, index, repository);
     const enrichment = new EnrichMemoryUseCase(repository, null, embedder, index, blobs, jobs, contextual);
-    const remember = new RememberUseCase(repository, embedder, new PrototypeMemoryTypeClassifier(embedder), new ExtractiveSummariser(), index, blobs, enrichment, undefined, contextual);
-    const purge = new PurgeStoresUseCase(repository, index, blobs, jobs);
-    return { db, prisma, repository, remember, forget: new ForgetUseCase(repository, purge, contextual), purge, purgeRecord: new PurgeRecordUseCase(repository, purge) };
+    const purge = new PurgeStoresUseCase(repository, index, blobs, jobs, undefined, contextual);
+    const remember = new RememberUseCase(repository, embedder, new PrototypeMemoryTypeClassifier(embedder), new ExtractiveSummariser(), index, blobs, enrichment, undefined, contextual, purge);
+    return { db, prisma, repository, remember, forget: new ForgetUseCase(repository, purge), purge, purgeRecord: new PurgeRecordUseCase(repository, purge), contextual };
   });
   return {
     replicas,

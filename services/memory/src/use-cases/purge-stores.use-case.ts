@@ -3,12 +3,16 @@ import { BLOB_STORE, type BlobStore, JOB_QUEUE, type JobQueue, RecordPurges } fr
 import { MEMORY_RECLAIM, type MemoryReclaim } from '../persistence/memory-reclaim';
 import { MemoryRepository, type PurgeTask } from '../persistence/memory.repository';
 import { VECTOR_INDEX, type VectorIndex } from '../vector-index/vector-index.port';
+import { ContextualIndexer } from './contextual-indexer';
 
 /**
  * Runs purge tasks against the vector index and the blob store (docs/api.md, "Forget": removed from
  * object storage, the vector index and the write logs). A task is deleted only once every store is clean;
  * retries, start-up resumption and the periodic sweep are the shared {@link RecordPurges} it extends (job
- * `memory.purge`, payload `{ taskId }`; docs/architecture.md, "Record deletion").
+ * `memory.purge`, payload `{ taskId }`; docs/architecture.md, "Record deletion"). A forget's task then
+ * re-indexes the record's memories that borrowed context from the forgotten one (marked stale by the
+ * forget; `ContextualIndexer.repairStale`), after the blobs are gone; a context-only task (a replaced
+ * lender) does only that.
  */
 @Injectable()
 export class PurgeStoresUseCase extends RecordPurges<'memory.purge', PurgeTask> {
@@ -21,6 +25,8 @@ export class PurgeStoresUseCase extends RecordPurges<'memory.purge', PurgeTask> 
     @Inject(JOB_QUEUE) jobs: JobQueue,
     /** Rewrites the memory tables after purges, so no dead row keeps forgotten text (absent in unit tests). */
     @Optional() @Inject(MEMORY_RECLAIM) private readonly reclaim?: MemoryReclaim,
+    /** Re-indexes stale borrowers (contextual indexing; absent in unit tests). */
+    @Optional() private readonly contextual?: ContextualIndexer,
   ) {
     super(jobs, {
       sweepName: 'memory-purge-sweep',
@@ -32,9 +38,15 @@ export class PurgeStoresUseCase extends RecordPurges<'memory.purge', PurgeTask> 
   }
 
   protected async run(task: PurgeTask): Promise<void> {
+    if (task.contextOnly) {
+      await this.contextual?.repairStale(task.recordId);
+      await this.repository.completePurge(task.id);
+      return;
+    }
     if (task.memoryId) {
       await this.index.delete(task.recordId, [task.memoryId]);
       await this.blobs.delete(task.blobKeys);
+      await this.contextual?.repairStale(task.recordId);
     } else {
       await this.index.deleteTenant(task.recordId);
       await this.blobs.deletePrefix(`records/${task.recordId}/memories/`);

@@ -26,6 +26,7 @@ import { SUMMARISER, type Summariser } from '../summary/summariser.port';
 import { VECTOR_INDEX, type VectorIndex } from '../vector-index/vector-index.port';
 import { DEFAULT_MEMORY_ADMISSION, MEMORY_WORK_SCHEDULER, rememberCost } from './admission';
 import { ContextualIndexer } from './contextual-indexer';
+import { PurgeStoresUseCase } from './purge-stores.use-case';
 import { EnrichMemoryUseCase } from './enrich-memory.use-case';
 
 /**
@@ -38,7 +39,8 @@ import { EnrichMemoryUseCase } from './enrich-memory.use-case';
  * at an existing path replaces that memory (same id) and keeps the older version's blob in the write log
  * until forget. When an enricher is configured, a `memory.enrich` job is queued after the write.
  * With contextual indexing ({@link ContextualIndexer}; absent: each memory is indexed on its own) the
- * vector write also re-computes the entries of the memories written just after this one.
+ * transaction writes the memory's own entry and, for a replace, marks the memories that borrowed from it
+ * stale with a durable purge task; after COMMIT that task runs and the memory's contextual entry is written.
  */
 @Injectable()
 export class RememberUseCase {
@@ -54,6 +56,8 @@ export class RememberUseCase {
     private readonly enrichment: EnrichMemoryUseCase,
     @Optional() @Inject(MEMORY_WORK_SCHEDULER) private readonly scheduler: FairScheduler = new FairScheduler(DEFAULT_MEMORY_ADMISSION),
     @Optional() private readonly contextual?: ContextualIndexer,
+    /** Runs a replace's context-only purge task after COMMIT (absent in unit tests: the purge sweep runs it). */
+    @Optional() private readonly purge?: PurgeStoresUseCase,
   ) {}
 
   /**
@@ -102,21 +106,20 @@ export class RememberUseCase {
       const blobKey = `records/${recordId}/memories/${freshId}/${hash.slice('sha256:'.length)}`;
       await this.blobs.put(blobKey, bytes, 'text/plain; charset=utf-8');
       const respond = (id: string): RememberResponse => ({ id, path, type, summary });
+      // Contextual indexing: the own entry in the transaction; a replace marks its borrowers stale with a
+      // purge task of this id, and the contextual entry is written after COMMIT (ContextualIndexer).
+      const contextTaskId = newId('purgeTask');
       let id: string;
       try {
         // The save is not a scheduler job: its transaction may wait on database locks (a record purge's
         // advisory lock, the agent's usage row locked by another replica), which must not hold a slot that
         // every agent's recall needs, and it must not queue behind the analyses its agent queued later
         // (they would make it miss its deadline). Its own work (one vector upsert and a few rows) is small.
-        const contextDepth = this.contextual?.depth ?? 0;
         const save = () =>
           this.repository.saveRemember(
-            { id: freshId, recordId, agentId, path, type, summary, contentHash: hash, blobKey, sizeBytes: bytes.length, embedderId: this.embedder.id, idempotency: key && claimedAt ? { key, claimedAt } : undefined, contextDepth },
+            { id: freshId, recordId, agentId, path, type, summary, contentHash: hash, blobKey, sizeBytes: bytes.length, embedderId: this.embedder.id, idempotency: key && claimedAt ? { key, claimedAt } : undefined, contextTaskId },
             respond,
-            (id, neighbours) =>
-              this.contextual && contextDepth > 0
-                ? this.contextual.write({ id, recordId, type, dense: embedding, sparse }, neighbours)
-                : this.index.upsert([{ id, tenant: recordId, dense: embedding, sparse, payload: { type } }]),
+            (id) => this.index.upsert([{ id, tenant: recordId, dense: embedding, sparse, payload: { type } }]),
           );
         // Writes to one given path queue here first, so they wait without holding a database connection;
         // the advisory lock inside saveRemember orders them across replicas. Generated paths never collide.
@@ -131,6 +134,7 @@ export class RememberUseCase {
         }
         throw err;
       }
+      await this.contextualAfterWrite(id, id !== freshId ? contextTaskId : undefined);
       // Enrichment never overrides a type the agent gave.
       await this.enrichment.queueAfterRemember(id, hash, body.type === undefined);
       return { result: respond(id), replayed: false, commitId: key && claimedAt ? idempotentCommitId('memory', recordId, key, claimedAt) : undefined };
@@ -149,6 +153,18 @@ export class RememberUseCase {
    * the size change of a replace at `body.path`); the exact check runs again inside the write's
    * transaction (MemoryRepository.saveRemember). Throws ForbiddenError (docs/api.md, "Storage quotas").
    */
+  /**
+   * After COMMIT (contextual indexing, {@link ContextualIndexer}): writes the memory's contextual entry and,
+   * after a replace (`taskId`), runs its context-only purge task if the transaction wrote one (it re-indexes
+   * the memories that borrowed from the old content; on failure its job retries). Never throws.
+   */
+  private async contextualAfterWrite(id: string, taskId: string | undefined): Promise<void> {
+    await this.contextual?.afterWrite(id);
+    if (!taskId || !this.purge) return;
+    const task = await this.repository.findPurge(taskId).catch(() => null);
+    if (task) await this.purge.runOrQueue(task).catch(() => false);
+  }
+
   private async refuseOverQuota(agentId: string, recordId: string, body: RememberBody): Promise<void> {
     const bytes = Buffer.byteLength(body.content, 'utf8');
     const existing = body.path ? await this.repository.findByPath(recordId, body.path) : null;
