@@ -34,6 +34,10 @@ export function isDashboardPath(url: string): boolean {
   return url === DASHBOARD_PATH || url.startsWith(`${DASHBOARD_PATH}/`) || url.startsWith(`${DASHBOARD_PATH}?`);
 }
 
+const ASSETS_PREFIX = `${DASHBOARD_PATH}/assets/`;
+/** A built asset's file name as Vite writes it (`index-<hash>.js`); anything else is not an asset. */
+const ASSET_NAME = /^[A-Za-z0-9_-][A-Za-z0-9._-]*$/;
+
 const LOOPBACK_HOST = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|\[::1\])(:\d{1,5})?$/;
 
 /**
@@ -69,18 +73,28 @@ export function registerDashboard(fastify: FastifyInstance, options: DashboardOp
   fastify.get(`${DASHBOARD_PATH}/`, serveIndex);
   fastify.get(`${DASHBOARD_PATH}/*`, (req, reply) => {
     // an asset that is not there is 404, not the page: a stale page asking for old assets should fail loudly
-    if (req.url.startsWith(`${DASHBOARD_PATH}/assets/`)) return reply.code(404).type('text/plain; charset=utf-8').send('Not found');
+    if (req.url.startsWith(ASSETS_PREFIX)) return reply.code(404).type('text/plain; charset=utf-8').send('Not found');
     return serveIndex(req, reply);
   });
   // without a build there is nothing to serve (the page above says so); a build made later is served after a restart
   if (!existsSync(join(directory, 'assets'))) return;
-  void fastify.register(fastifyStatic, {
-    root: join(directory, 'assets'),
-    prefix: `${DASHBOARD_PATH}/assets/`,
-    decorateReply: false,
-    index: false,
-    dotfiles: 'deny',
-    immutable: true,
-    maxAge: '365d',
+  void fastify.register(async (assets) => {
+    // Only a plain file name is served (Vite's hashed names: letters, digits, `-`, `_`, `.`), checked on the
+    // path as sent: `..`, encoded dots or slashes, backslashes, NUL, dot files and subdirectories are 404
+    // before @fastify/static sees them (it would answer some with 403), and never reach a file outside assets/.
+    assets.addHook('onRequest', (req, reply, done) => {
+      const name = req.url.slice(ASSETS_PREFIX.length).split('?')[0];
+      if (!ASSET_NAME.test(name)) return void reply.code(404).type('text/plain; charset=utf-8').send('Not found');
+      done();
+    });
+    await assets.register(fastifyStatic, {
+      root: join(directory, 'assets'),
+      prefix: ASSETS_PREFIX,
+      decorateReply: false,
+      index: false,
+      dotfiles: 'deny',
+      immutable: true,
+      maxAge: '365d',
+    });
   });
 }
