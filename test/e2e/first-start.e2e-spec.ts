@@ -77,7 +77,10 @@ describe('npm start: the first five minutes', () => {
       expect(boot.length).toBeLessThan(MAX_BOOT_LINES);
       expect(boot.filter((l) => l.startsWith('{'))).toEqual([]);
       expect(boot[0]).toContain(`First start: creating the embedded database in ${dataDir} (`);
-      expect(boot.at(-1)).toMatch(new RegExp(`INFO: agent-memory \\(standalone\\) ready in \\d+\\.\\d s: http://localhost:${port} .*/docs`));
+      expect(boot.at(-1)).toMatch(new RegExp(`INFO: agent-memory \\(standalone\\) ready in \\d+\\.\\d s: http://localhost:${port} {2}· {2}Dashboard http://localhost:${port}/dashboard {2}· {2}API docs http://localhost:${port}/docs`));
+      // the dashboard is there, and 127.0.0.1 is sent to the localhost URL the line names
+      const dashboard = await fetch(`http://127.0.0.1:${port}/dashboard/`, { redirect: 'manual' });
+      expect([dashboard.status, dashboard.headers.get('location')]).toEqual([302, `http://localhost:${port}/dashboard/`]);
       await requests(port);
       expect(await lineWith(s, '/api/v1/records')).toMatch(/^\[\d\d:\d\d:\d\d\] INFO: GET \/api\/v1\/records 401 \d+ ms {2}req \S+$/);
       await new Promise((r) => setTimeout(r, 200));
@@ -96,7 +99,7 @@ describe('npm start: the first five minutes', () => {
       const boot = s.lines().map((l) => JSON.parse(l) as { msg: string; url?: string });
       expect(boot.length).toBeLessThan(MAX_BOOT_LINES);
       expect(boot[0].msg).toBe(`Opening the data directory ${dataDir} …`);
-      expect(boot.at(-1)).toMatchObject({ mode: 'standalone', url: `http://localhost:${port}` });
+      expect(boot.at(-1)).toMatchObject({ mode: 'standalone', url: `http://localhost:${port}`, dashboard: `http://localhost:${port}/dashboard` });
       await requests(port);
       const access = JSON.parse(await lineWith(s, '/api/v1/records')) as Record<string, unknown>;
       expect(access).toMatchObject({ msg: 'request completed', req: { method: 'GET', url: '/api/v1/records', headers: { authorization: '[redacted]' } }, res: { statusCode: 401 } });

@@ -28,7 +28,7 @@ async function main(): Promise<void> {
   const { port, host } = listenAddress(config);
   await app.listen({ port, host });
   const ops = opsListenAddress(config);
-  const what = config.process === 'gateway' ? `HTTP API on ${browsableUrl(host, port)}, ops (health, metrics) on ${browsableUrl(ops.host, ops.port)}` : `ops (health, metrics) on ${browsableUrl(host, port)}`;
+  const what = config.process === 'gateway' ? `HTTP API on ${browsableUrl(host, port)} (dashboard ${browsableUrl(host, port)}/dashboard), ops (health, metrics) on ${browsableUrl(ops.host, ops.port)}` : `ops (health, metrics) on ${browsableUrl(host, port)}`;
   process.stdout.write(`agent-memory ${config.process} ready: ${what}, bus ${config.env.NATS_URL}\n`);
 }
 

@@ -5,7 +5,7 @@ import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync }
 import { join, resolve } from 'node:path';
 import { connect } from 'nats';
 import { loadOrCreateSecret } from '@agent-memory/config';
-import { browsableUrl } from '@agent-memory/platform';
+import { browsableUrl, gatewayLinks } from '@agent-memory/platform';
 import { loadClusterConfig } from './cluster.config';
 import { startLocalNats, startLocalS3 } from './local-backends';
 
@@ -121,7 +121,7 @@ async function main(): Promise<void> {
   }
   await Promise.all(started);
   const url = browsableUrl(base.env.HOST, base.env.PORT);
-  process.stdout.write(`\nagent-memory (cluster) listening on ${url}  ·  API docs ${url}/docs  ·  OpenAPI ${url}/openapi.json  ·  logs in ${resolve(dataDir, 'logs')}\n`);
+  process.stdout.write(`\nagent-memory (cluster) listening on ${gatewayLinks(url)}  ·  logs in ${resolve(dataDir, 'logs')}\n`);
 }
 
 main().catch((err: unknown) => {

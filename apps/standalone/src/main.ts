@@ -1,14 +1,14 @@
 import 'reflect-metadata';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { browsableUrl } from '@agent-memory/platform';
+import { browsableUrl, gatewayLinks } from '@agent-memory/platform';
 import { loadStandaloneConfig } from './standalone.config';
 import { createStandaloneApp, standaloneLog } from './standalone.app';
 
 /**
  * `npm start`: the whole service in one process on embedded backends, data under DATA_DIR. Says what it
  * is doing (data directory, models) and how long the start took; the models load before "ready", so the
- * first remember does not stall. The printed URL names `localhost` for a loopback host (passkeys refuse
+ * first remember does not stall. The ready line names the dashboard, the API docs and OpenAPI; its URL names `localhost` for a loopback host (passkeys refuse
  * an IP address: docs/authentication.md).
  */
 async function main(): Promise<void> {
@@ -24,7 +24,7 @@ async function main(): Promise<void> {
   const url = browsableUrl(config.http.host, config.http.port);
   // from the process's start: loading the code counts too
   const startMs = Math.round(process.uptime() * 1000);
-  log.logger.info({ url, startMs }, `agent-memory (standalone) ready in ${(startMs / 1000).toFixed(1)} s: ${url}  ·  API docs ${url}/docs  ·  OpenAPI ${url}/openapi.json`);
+  log.logger.info({ url, dashboard: `${url}/dashboard`, startMs }, `agent-memory (standalone) ready in ${(startMs / 1000).toFixed(1)} s: ${gatewayLinks(url)}`);
 }
 
 main().catch((err: unknown) => {

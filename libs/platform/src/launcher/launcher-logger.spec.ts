@@ -6,7 +6,7 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { Logger as PinoLogger } from 'nestjs-pino';
 import { __resetOutOfContextForTests } from 'nestjs-pino/PinoLogger';
 import { createLauncherLog, type LauncherLogOptions, launcherLoggerModule, LauncherNestLogger } from './launcher-logger';
-import { browsableUrl } from './listen-url';
+import { browsableUrl, gatewayLinks } from './listen-url';
 import { resolveLogFormat } from './log-format';
 
 const SECRET = 'amk_live_SECRETKEYSECRETKEYSECRETKEYSECRET';
@@ -109,5 +109,11 @@ describe('launcher logger (docs/configuration.md, LOG_FORMAT)', () => {
     expect(browsableUrl('10.0.0.5', 8080)).toBe('http://10.0.0.5:8080');
     expect(browsableUrl('fd00::5', 8080)).toBe('http://[fd00::5]:8080');
     expect(browsableUrl('memory.example.com', 443)).toBe('http://memory.example.com:443');
+  });
+
+  it('lists the dashboard, the API docs and OpenAPI after the base URL on the ready line', () => {
+    expect(gatewayLinks('http://localhost:8080')).toBe(
+      'http://localhost:8080  ·  Dashboard http://localhost:8080/dashboard  ·  API docs http://localhost:8080/docs  ·  OpenAPI http://localhost:8080/openapi.json',
+    );
   });
 });

@@ -10,3 +10,12 @@ export function browsableUrl(host: string, port: number): string {
   if (LOCAL_HOSTS.has(host) || host.startsWith('127.')) return `http://localhost:${port}`;
   return `http://${host.includes(':') && !host.startsWith('[') ? `[${host}]` : host}:${port}`;
 }
+
+/**
+ * What a launcher's "ready" line lists after the gateway's base `url` (from {@link browsableUrl}): the web
+ * dashboard (`/dashboard`, docs/dashboard.md), the API docs (`/docs`) and the OpenAPI document, joined by
+ * ` · `; e.g. `http://localhost:8080  ·  Dashboard http://localhost:8080/dashboard  ·  API docs …`.
+ */
+export function gatewayLinks(url: string): string {
+  return `${url}  ·  Dashboard ${url}/dashboard  ·  API docs ${url}/docs  ·  OpenAPI ${url}/openapi.json`;
+}
