@@ -29,12 +29,19 @@ COPY --from=manifests /src/ ./
 RUN npm install --no-audit --no-fund \
  && node tools/prisma-generate.js
 
-# --- build: sources on top of the dependencies; regenerate Prisma clients (no-op when up to date) and
-# drop build/test-only tools that the running processes never load (helm/kubectl layer, CDK, Nx).
+# --- build: sources on top of the dependencies; regenerate Prisma clients (no-op when up to date), build
+# the web dashboard into clients/dashboard/dist (the gateway serves it at /dashboard: docs/dashboard.md; the
+# deps layer had no dashboard sources, so its postinstall skipped the build; a missing index.html fails
+# the image here instead of a 503 in production), then drop build/test-only tools that the running
+# processes never load (helm/kubectl layer, CDK, Nx, the dashboard's Vite toolchain, the browser-test drivers).
 FROM deps AS build
 COPY . .
 RUN node tools/prisma-generate.js \
- && rm -rf node_modules/.cache node_modules/@aws-cdk node_modules/aws-cdk-lib node_modules/nx node_modules/@nx
+ && node tools/build-dashboard.js \
+ && test -f clients/dashboard/dist/index.html \
+ && rm -rf node_modules/.cache node_modules/.vite node_modules/@aws-cdk node_modules/aws-cdk-lib node_modules/nx node_modules/@nx \
+      node_modules/vite node_modules/@vitejs node_modules/rolldown node_modules/@rolldown node_modules/lightningcss node_modules/lightningcss-* \
+      node_modules/playwright-core node_modules/@axe-core
 
 # --- runtime
 FROM ${NODE_IMAGE} AS runtime

@@ -1,7 +1,7 @@
 /**
  * Dockerfile and .dockerignore checked as text (no Docker engine here, so the image is not built):
  * multi-stage, npm install with ONNXRUNTIME_NODE_INSTALL=skip and the Prisma clients generated, a slim
- * runtime running as a numeric non-root user, the cluster entrypoint.
+ * runtime running as a numeric non-root user, the cluster entrypoint, the dashboard built in the image.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -93,6 +93,20 @@ describe('Dockerfile', () => {
     expect(JSON.parse(last('ENTRYPOINT')!.args)).toEqual(['node', '-r', '@swc-node/register', 'apps/cluster/src/main.ts']);
     expect(JSON.parse(last('CMD')!.args)).toEqual(['gateway']);
     expect(last('EXPOSE')!.args.split(/\s+/).sort()).toEqual(['8080', '9090']);
+  });
+
+  it('builds the dashboard from the sources in the build stage, fails without its index.html, and ships it (docs/dashboard.md)', () => {
+    const build = all.find((s) => s.name === 'build')!;
+    const runs = build.body.filter((i) => i.keyword === 'RUN').map((i) => i.args).join(' && ');
+    // after the sources are copied: the deps layer has no dashboard sources
+    expect(build.body.findIndex((i) => i.keyword === 'COPY' && i.args === '. .')).toBeLessThan(build.body.findIndex((i) => i.keyword === 'RUN' && i.args.includes('build-dashboard')));
+    expect(runs).toMatch(/node tools\/build-dashboard\.js && test -f clients\/dashboard\/dist\/index\.html/);
+    // the Vite toolchain goes only after the build
+    expect(runs.indexOf('node_modules/vite ')).toBeGreaterThan(runs.indexOf('build-dashboard'));
+    expect(runtime.body.some((i) => i.keyword === 'COPY' && i.args === '--from=build /app/ /app/')).toBe(true);
+    // a local dist is never copied in (the image builds its own); the dashboard's sources are
+    expect(dockerignore).toContain('**/dist');
+    expect(dockerignore.some((ig) => ig === 'clients' || ig.startsWith('clients/dashboard'))).toBe(false);
   });
 
   it('keeps dependencies, secrets and local data out of the build context, but not the sources', () => {
