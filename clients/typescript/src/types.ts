@@ -28,6 +28,8 @@ import type {
   FileInfoSchema,
   ContextItemSchema,
   PasskeyOptionsResponseSchema,
+  SiweNonceResponseSchema,
+  SiweSessionResponseSchema,
   PasskeysDeleteReplySchema,
   PricesResponseSchema,
   RawGetResponseSchema,
@@ -127,6 +129,10 @@ export type UsdAmount = string | number;
 export type Human = z.infer<typeof HumanSchema>;
 export type HumanSession = z.infer<typeof HumanSessionResponseSchema>;
 export type PasskeyOptions = z.infer<typeof PasskeyOptionsResponseSchema>;
+/** `POST /auth/siwe/nonce`: the EIP-4361 message to sign unchanged, its nonce and expiry. */
+export type SiweNonce = z.infer<typeof SiweNonceResponseSchema>;
+/** `POST /auth/siwe/verify`: a session as a passkey sign-in answers it, and the wallet's agent (claimed). */
+export type SiweSession = z.infer<typeof SiweSessionResponseSchema>;
 /** Answer of `DELETE /humans/me/passkeys/{passkeyId}`: the passkeys the account keeps. */
 export type DeletedPasskey = z.infer<typeof PasskeysDeleteReplySchema>;
 export type WebAuthnCredentialJson = z.input<typeof WebAuthnCredentialJsonSchema>;

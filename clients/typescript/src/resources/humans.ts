@@ -13,6 +13,8 @@ import type {
   ListOptions,
   MemoryRecord,
   PasskeyOptions,
+  SiweNonce,
+  SiweSession,
   RecordPage,
   ReleasedClaim,
   RevokedKey,
@@ -58,6 +60,24 @@ export class HumansApi {
   /** `POST /auth/passkey/login/verify` `{ response }` → session (stored in the client). */
   async loginVerify(response: WebAuthnCredentialJson, options?: CallOptions): Promise<HumanSession> {
     return this.session(await this.transport.request<HumanSession>({ method: 'POST', path: '/auth/passkey/login/verify', body: { response }, auth: 'none' }, options));
+  }
+
+  /**
+   * `POST /auth/siwe/nonce` `{ address }`: the EIP-4361 (Sign in with Ethereum) message for the wallet to sign
+   * unchanged, its nonce and expiry (docs/authentication.md, "Sign in with Ethereum (humans)"). Before signing,
+   * check that its first line names the host you meant to reach and its second line your wallet.
+   */
+  siweNonce(address: string, options?: CallOptions): Promise<SiweNonce> {
+    return this.transport.request({ method: 'POST', path: '/auth/siwe/nonce', body: { address }, auth: 'none' }, options);
+  }
+
+  /**
+   * `POST /auth/siwe/verify` `{ message, signature }` (the wallet's EIP-191 `personal_sign` of `message`) →
+   * session (stored in the client) of the human who owns the wallet's agent, and that agent. When the client
+   * holds a session, an unclaimed agent is claimed by that account; with none, by a new wallet-only account.
+   */
+  async siweVerify(message: string, signature: string, options?: CallOptions): Promise<SiweSession> {
+    return this.session(await this.transport.request<SiweSession>({ method: 'POST', path: '/auth/siwe/verify', body: { message, signature }, auth: 'session-if-any' }, options));
   }
 
   /** `POST /auth/logout`: ends the session (and forgets it in the client). */
@@ -137,7 +157,7 @@ export class HumansApi {
     return this.transport.request({ method: 'POST', path: agentPath(agentId, `/keys/${encodeURIComponent(keyId)}/revoke`), body: {}, auth: 'human' }, options);
   }
 
-  private session(session: HumanSession): HumanSession {
+  private session<T extends HumanSession>(session: T): T {
     this.setSession(session.token);
     return session;
   }

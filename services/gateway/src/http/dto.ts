@@ -11,6 +11,8 @@ import {
   ListRecordsQuerySchema,
   PasskeyRegisterOptionsBodySchema,
   PasskeyVerifyBodySchema,
+  SiweNonceBodySchema,
+  SiweVerifyBodySchema,
   RawGetQuerySchema,
   RawPutBodySchema,
   ReadFileQuerySchema,
@@ -48,6 +50,8 @@ export class PasskeyRegisterOptionsDto extends createZodDto(PasskeyRegisterOptio
   static readonly omittable = true;
 }
 export class PasskeyVerifyDto extends createZodDto(PasskeyVerifyBodySchema) {}
+export class SiweNonceDto extends createZodDto(SiweNonceBodySchema) {}
+export class SiweVerifyDto extends createZodDto(SiweVerifyBodySchema) {}
 export class TopUpDto extends createZodDto(TopUpBodySchema) {}
 /** The body of the actions that take none: absent or `{}` (any field: VALIDATION_ERROR). */
 export class EmptyBodyDto extends createZodDto(EmptyBodySchema) {

@@ -1,12 +1,12 @@
 import { Body, Controller, HttpCode, Post, Req } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import { HumanSessionResponseSchema, PasskeyOptionsResponseSchema, SessionsEndReplySchema, SUBJECTS, UnauthorizedError } from '@agent-memory/shared';
+import { HumanSessionResponseSchema, PasskeyOptionsResponseSchema, SessionsEndReplySchema, SiweNonceResponseSchema, SiweSessionResponseSchema, SUBJECTS, UnauthorizedError } from '@agent-memory/shared';
 import { BusClient } from '@agent-memory/platform';
 import { Returns } from '../openapi/returns.decorator';
 import { AgentAuthenticator } from '../auth/agent-authenticator';
 import { parseAuthorization } from '../auth/authorization-header';
 import type { GatewayRequest } from '../auth/request-context';
-import { EmptyBodyDto, PasskeyRegisterOptionsDto, PasskeyVerifyDto } from './dto';
+import { EmptyBodyDto, PasskeyRegisterOptionsDto, PasskeyVerifyDto, SiweNonceDto, SiweVerifyDto } from './dto';
 import { HumanRoute, PublicRoute } from './route-kinds';
 
 /**
@@ -59,6 +59,38 @@ export class PasskeyAuthController {
   @PublicRoute({ limit: 'client' })
   loginVerify(@Body() body: PasskeyVerifyDto) {
     return this.bus.request(SUBJECTS.humans.passkeyLoginVerify, body, HumanSessionResponseSchema);
+  }
+
+  /**
+   * Sign in with Ethereum, step 1 (docs/authentication.md, "Sign in with Ethereum (humans)"): the EIP-4361
+   * message for the wallet to sign unchanged. The page's `Origin` becomes its URI when it is one of
+   * `PASSKEY_ORIGINS`.
+   */
+  @Post('siwe/nonce')
+  @HttpCode(200)
+  @Returns(SiweNonceResponseSchema, { summary: 'Sign in with Ethereum: the message to sign', description: 'An EIP-4361 message naming this deployment (domain, URI, chain id) and the wallet, with a single-use nonce valid 5 minutes.' })
+  @PublicRoute({ limit: 'client' })
+  siweNonce(@Req() req: GatewayRequest, @Body() { address }: SiweNonceDto) {
+    const origin = typeof req.headers.origin === 'string' ? req.headers.origin : undefined;
+    return this.bus.request(SUBJECTS.humans.siweNonce, { address, ...(origin ? { origin } : {}) }, SiweNonceResponseSchema);
+  }
+
+  /**
+   * Sign in with Ethereum, step 2: the signed message → a passkey-style session of the human who owns the
+   * wallet's agent (a signed-in human sending it claims an unclaimed agent; nobody signed in: a new
+   * wallet-only account claims it). Any failed check is 401 with one line.
+   */
+  @Post('siwe/verify')
+  @HttpCode(200)
+  @Returns(SiweSessionResponseSchema, {
+    summary: 'Sign in with Ethereum: a session, with the wallet’s agent claimed',
+    description: 'A message that is not ours (domain, URI, chain, nonce), expired, not the wallet’s signature, or a wallet no agent has: 401. With `Authorization: Passkey`, an unclaimed agent is claimed by that account.',
+    errors: ['UNAUTHORIZED'],
+  })
+  @PublicRoute({ limit: 'client', optionalPasskey: true })
+  async siweVerify(@Req() req: GatewayRequest, @Body() { message, signature }: SiweVerifyDto) {
+    const humanId = await this.optionalSession(req);
+    return this.bus.request(SUBJECTS.humans.siweVerify, { message, signature, ...(humanId ? { humanId } : {}) }, SiweSessionResponseSchema);
   }
 
   /** The signed-in human of an optional `Authorization: Passkey <session>`; undefined without the header, 401 for any other. */

@@ -99,13 +99,13 @@ export class SiweUseCases {
   }
 
   /** The wallet (EIP-55) that signed `message` after all of {@link verify}'s checks of the message; the nonce is used up. */
-  private async verifiedAddress(text: string, signature: string): Promise<string> {
+  private async verifiedAddress(text: string, signature: string): Promise<`0x${string}`> {
     const refuse = (reason: string, details: Record<string, unknown> = {}): never => {
       this.logger.warn({ ...details, reason }, 'Sign in with Ethereum refused');
       throw new UnauthorizedError(REFUSED);
     };
     let siwe: SiweMessage;
-    let address: string;
+    let address: `0x${string}`;
     try {
       siwe = new SiweMessage(text);
       address = getAddress(siwe.address);

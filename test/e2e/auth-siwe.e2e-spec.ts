@@ -1,0 +1,97 @@
+/**
+ * Sign in with Ethereum for humans end to end (docs/authentication.md, "Sign in with Ethereum (humans)"),
+ * over HTTP against a standalone server: a viem local account holding a `local` agent's wallet asks for
+ * the message, signs it (`account.signMessage`), gets a passkey session with the agent claimed, uses it
+ * on the human routes, adds a passkey to the wallet-only account, and cannot replay the message.
+ */
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { ApiClient, type ApiResponse, createPasskeyDevice } from '@agent-memory/testing';
+import { createAgentWithWallet, startStandaloneServer, type TestServer } from '@agent-memory/test-support';
+
+const ORIGIN = 'http://localhost:8080';
+let server: TestServer;
+let api: ApiClient;
+
+beforeAll(async () => {
+  server = await startStandaloneServer({ env: { PASSKEY_ORIGINS: ORIGIN, PASSKEY_RP_ID: 'localhost', BILLING_MODE: 'ledger' } });
+  api = new ApiClient(server.url);
+}, 180_000);
+afterAll(() => server?.close({ removeData: true }));
+
+const passkey = (token: string) => ({ authorization: `Passkey ${token}` });
+const errorMessage = (res: ApiResponse) => (res.body.success ? undefined : res.body.error.message);
+
+describe('Sign in with Ethereum', () => {
+  const account = privateKeyToAccount(generatePrivateKey());
+  let agentId: string;
+  let message: string;
+  let signature: string;
+  let token: string;
+  let humanId: string;
+
+  beforeAll(async () => {
+    ({ agentId } = await createAgentWithWallet(api, account, { name: 'wallet agent', mode: 'local' }));
+  });
+
+  it('prepares the EIP-4361 message for this deployment and the wallet', async () => {
+    const res = await api.request('POST', '/api/v1/auth/siwe/nonce', { headers: { origin: ORIGIN }, body: { address: account.address.toLowerCase() } });
+    expect(res.status).toBe(200);
+    message = res.data.message;
+    const lines = message.split('\n');
+    expect(lines[0]).toBe(`${server.signatureRealm.domain} wants you to sign in with your Ethereum account:`);
+    expect(server.signatureRealm.domain).toBe('localhost:8080');
+    expect(lines[1]).toBe(account.address);
+    expect(lines).toEqual(expect.arrayContaining([`URI: ${ORIGIN}`, 'Version: 1', `Chain ID: ${server.signatureRealm.chainId}`, `Nonce: ${res.data.nonce}`, `Expiration Time: ${res.data.expiresAt}`]));
+    signature = await account.signMessage({ message });
+  });
+
+  it('signs in a new wallet-only human with the agent claimed; the session reads GET /humans/me/agents', async () => {
+    const res = await api.request('POST', '/api/v1/auth/siwe/verify', { body: { message, signature } });
+    expect(res.status).toBe(200);
+    expect(res.data).toMatchObject({
+      token: expect.stringMatching(/^amk_session_/),
+      human: { id: expect.stringMatching(/^hum_/), name: `Wallet ${account.address.slice(0, 6)}…${account.address.slice(-4)}`, passkeys: [] },
+      agent: { id: agentId, mode: 'local', walletAddress: account.address, claimedAt: expect.any(String) },
+    });
+    expect(Date.parse(res.data.expiresAt) - Date.now()).toBeGreaterThan(11.9 * 3600_000);
+    ({ token } = res.data);
+    humanId = res.data.human.id;
+    const agents = await api.request('GET', '/api/v1/humans/me/agents', { headers: passkey(token) });
+    expect(agents.status).toBe(200);
+    expect(agents.data.agents.map((a: { id: string }) => a.id)).toEqual([agentId]);
+  });
+
+  it('refuses the same signed message again (the nonce is used up): 401, one line', async () => {
+    const res = await api.request('POST', '/api/v1/auth/siwe/verify', { body: { message, signature } });
+    expect([res.status, res.code]).toEqual([401, 'UNAUTHORIZED']);
+    expect(errorMessage(res)).toBe('The Sign in with Ethereum message could not be verified');
+  });
+
+  it('a malformed body is 400; a wallet no agent has is 401', async () => {
+    expect((await api.request('POST', '/api/v1/auth/siwe/nonce', { body: { address: 'not-an-address' } })).status).toBe(400);
+    expect((await api.request('POST', '/api/v1/auth/siwe/verify', { body: { message, signature: '0x1234' } })).status).toBe(400);
+    const stranger = privateKeyToAccount(generatePrivateKey());
+    const { message: m } = (await api.request('POST', '/api/v1/auth/siwe/nonce', { body: { address: stranger.address } })).data;
+    const res = await api.request('POST', '/api/v1/auth/siwe/verify', { body: { message: m, signature: await stranger.signMessage({ message: m }) } });
+    expect([res.status, res.code, errorMessage(res)]).toEqual([401, 'UNAUTHORIZED', 'No agent has this wallet']);
+  });
+
+  it('signs in the same human next time; the wallet-only account adds a passkey with its session and signs in with it', async () => {
+    const { message: again } = (await api.request('POST', '/api/v1/auth/siwe/nonce', { body: { address: account.address } })).data;
+    const second = await api.request('POST', '/api/v1/auth/siwe/verify', { body: { message: again, signature: await account.signMessage({ message: again }) } });
+    expect(second.data.human.id).toBe(humanId);
+
+    const device = createPasskeyDevice(ORIGIN);
+    const opts = await api.request('POST', '/api/v1/auth/passkey/register/options', { headers: passkey(token), body: {} });
+    expect(opts.status).toBe(200);
+    const added = await api.request('POST', '/api/v1/auth/passkey/register/verify', { headers: passkey(token), body: { response: device.create(opts.data.options) } });
+    expect(added.status).toBe(200);
+    expect(added.data.human).toMatchObject({ id: humanId, passkeys: [expect.any(Object)] });
+    const login = (await api.request('POST', '/api/v1/auth/passkey/login/options', { body: {} })).data;
+    expect((await api.request('POST', '/api/v1/auth/passkey/login/verify', { body: { response: device.get(login.options) } })).data.human.id).toBe(humanId);
+
+    const out = await api.request('POST', '/api/v1/auth/logout', { headers: passkey(token) });
+    expect(out.data).toEqual({ loggedOut: true });
+    expect((await api.request('GET', '/api/v1/humans/me/agents', { headers: passkey(token) })).status).toBe(401);
+  });
+});
