@@ -8,6 +8,14 @@ import { embedDocument } from '../recall/document-embedding';
 import { encodeKeywords } from '../recall/keyword-encoder';
 import { VECTOR_INDEX, type VectorIndex } from '../vector-index/vector-index.port';
 
+/** A memory's own index material as its writer computed it (saves reading its blob and embedding it again). */
+export interface OwnMaterial {
+  /** The version it was computed from; used only if the memory is still at it. */
+  contentHash: string;
+  dense: Float32Array;
+  sparse: ContextSource['sparse'];
+}
+
 /** Injection token of the {@link ContextOptions} in force (`RECALL_CONTEXT`, `RECALL_CONTEXT_GAP_SECONDS`). */
 export const RECALL_CONTEXT = Symbol('RecallContext');
 
@@ -64,20 +72,23 @@ export class ContextualIndexer {
    * predecessors. Returns false when the memory is gone. Throws when its own content cannot be read, on
    * errors of the embedder or index, or when it kept changing for {@link REINDEX_ATTEMPTS} attempts.
    * With contextual indexing off, writes the memory's own entry (clearing a stale flag left from when it was on).
+   * `own`: the memory's material as its writer computed it. A memory that is not stale and borrows
+   * nothing is left as it is (its entry borrows nothing of a forgotten or replaced memory: it would be stale).
    */
-  async reindex(id: string): Promise<boolean> {
+  async reindex(id: string, own?: OwnMaterial): Promise<boolean> {
     for (let attempt = 1; attempt <= REINDEX_ATTEMPTS; attempt++) {
       const window = await this.repository.contextWindow(id, this.depth);
       if (!window) return false;
       const { self, before } = window;
-      const own = await this.source(self, true);
       const sources = await Promise.all(before.map((row) => this.source(row, false)));
+      const mine = own && own.contentHash === self.contentHash ? { id, contentHash: own.contentHash, recordId: self.recordId, createdAt: self.createdAt, dense: own.dense, sparse: own.sparse } : await this.source(self, true);
       // The chain stops at a predecessor whose content cannot be read: it lends nothing, nor do those before it.
       const cut = sources.indexOf(null);
       const readable = (cut < 0 ? sources : sources.slice(0, cut)) as Array<ContextSource & { id: string; contentHash: string }>;
       // Only the predecessors actually taken are lenders.
-      const lenders = contextOf(own, readable, this.options);
-      const { dense, sparse } = contextualEntry(own, lenders, this.options);
+      const lenders = contextOf(mine, readable, this.options);
+      if (lenders.length === 0 && !self.contextStale) return true;
+      const { dense, sparse } = contextualEntry(mine, lenders, this.options);
       const outcome = await this.repository.applyContext(
         { id, contentHash: self.contentHash, epoch: self.contextEpoch, lenders: lenders.map((l) => ({ id: l.id, contentHash: l.contentHash })) },
         (type) => this.index.upsert([{ id, tenant: self.recordId, dense, sparse, payload: { type: type as MemoryType } }]),
@@ -110,10 +121,10 @@ export class ContextualIndexer {
    * After the COMMIT of a remember, replace or enrichment of memory `id`: writes its contextual entry.
    * Never throws: a failed re-index leaves the memory's own entry, which borrows nothing (safe).
    */
-  async afterWrite(id: string): Promise<void> {
+  async afterWrite(id: string, own?: OwnMaterial): Promise<void> {
     if (!this.enabled) return;
     try {
-      await this.reindex(id);
+      await this.reindex(id, own);
     } catch (err) {
       this.logger.warn({ memoryId: id, err }, 'Contextual re-index failed; the memory keeps its own index entry');
     }

@@ -107,7 +107,7 @@ export class EnrichMemoryUseCase {
     const outcome = await this.repository.applyEnrichment({ id: row.id, contentHash: row.contentHash, type, summary, embedderId: this.embedder.id }, () =>
       this.index.upsert([{ id: row.id, tenant: row.recordId, dense, sparse, payload: { type } }]),
     );
-    if (outcome === 'applied') await this.contextual?.afterWrite(row.id);
+    if (outcome === 'applied') await this.contextual?.afterWrite(row.id, { contentHash: row.contentHash, dense, sparse });
     return outcome;
   }
 }

@@ -25,7 +25,7 @@ import type { MemoryRememberMessage } from '../memory.messages';
 import { SUMMARISER, type Summariser } from '../summary/summariser.port';
 import { VECTOR_INDEX, type VectorIndex } from '../vector-index/vector-index.port';
 import { DEFAULT_MEMORY_ADMISSION, MEMORY_WORK_SCHEDULER, rememberCost } from './admission';
-import { ContextualIndexer } from './contextual-indexer';
+import { ContextualIndexer, type OwnMaterial } from './contextual-indexer';
 import { PurgeStoresUseCase } from './purge-stores.use-case';
 import { EnrichMemoryUseCase } from './enrich-memory.use-case';
 
@@ -134,7 +134,7 @@ export class RememberUseCase {
         }
         throw err;
       }
-      await this.contextualAfterWrite(id, id !== freshId ? contextTaskId : undefined);
+      await this.contextualAfterWrite(id, { contentHash: hash, dense: embedding, sparse }, id !== freshId ? contextTaskId : undefined);
       // Enrichment never overrides a type the agent gave.
       await this.enrichment.queueAfterRemember(id, hash, body.type === undefined);
       return { result: respond(id), replayed: false, commitId: key && claimedAt ? idempotentCommitId('memory', recordId, key, claimedAt) : undefined };
@@ -158,8 +158,8 @@ export class RememberUseCase {
    * after a replace (`taskId`), runs its context-only purge task if the transaction wrote one (it re-indexes
    * the memories that borrowed from the old content; on failure its job retries). Never throws.
    */
-  private async contextualAfterWrite(id: string, taskId: string | undefined): Promise<void> {
-    await this.contextual?.afterWrite(id);
+  private async contextualAfterWrite(id: string, own: OwnMaterial, taskId: string | undefined): Promise<void> {
+    await this.contextual?.afterWrite(id, own);
     if (!taskId || !this.purge) return;
     const task = await this.repository.findPurge(taskId).catch(() => null);
     if (task) await this.purge.runOrQueue(task).catch(() => false);
