@@ -1,0 +1,16 @@
+/** A timestamp (ISO 8601) in the reader's locale; '—' for none. */
+export function formatDate(value: string | null | undefined): string {
+  return value ? new Date(value).toLocaleString() : '—';
+}
+
+/** A size in bytes as `B`, `KB` or `MB` (1,024 based), e.g. `1.5 KB`. */
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+}
+
+/** A recall `similarity` in [0, 1] (docs/api.md, "Recall") as a percentage with one decimal. */
+export function formatSimilarity(similarity: number): string {
+  return `${(Math.min(1, Math.max(0, similarity)) * 100).toFixed(1)}%`;
+}
