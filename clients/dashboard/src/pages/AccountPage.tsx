@@ -1,4 +1,114 @@
-/** Placeholder: filled in by the dashboard work (docs/dashboard.md). */
+import { useState } from 'react';
+import { errorMessage } from '../api';
+import { useSession } from '../session';
+import { passkeyErrorMessage, registerPasskey } from '../webauthn';
+import { ConfirmButton } from '../components/account-confirm-button';
+import { formatDateTime } from '../components/account-format';
+
+/**
+ * The signed-in human's account (docs/authentication.md, "Passkeys (humans)"): name, passkeys (device
+ * type, backed up, created, last used), adding a passkey with the session, removing one (never the last:
+ * the API answers 403, and the button is disabled with the reason). Sign-out is in the header.
+ */
 export function AccountPage() {
-  return <h1>AccountPage</h1>;
+  const session = useSession();
+  const { human } = session;
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | undefined>();
+  const [notice, setNotice] = useState<string | undefined>();
+  if (!human) return null;
+  const last = human.passkeys.length <= 1;
+
+  async function addPasskey() {
+    setBusy(true);
+    setError(undefined);
+    setNotice(undefined);
+    try {
+      await registerPasskey(session.client);
+      await session.refresh();
+      setNotice('Passkey added.');
+    } catch (caught) {
+      setError(passkeyErrorMessage(caught, 'register'));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  async function remove(passkeyId: string) {
+    setError(undefined);
+    setNotice(undefined);
+    try {
+      await session.client.humans.deletePasskey(passkeyId);
+      await session.refresh();
+      setNotice('Passkey removed.');
+    } catch (caught) {
+      setError(errorMessage(caught));
+    }
+  }
+
+  return (
+    <>
+      <h1>Your account</h1>
+      <dl className="facts">
+        <dt>Name</dt>
+        <dd>{human.name}</dd>
+        <dt>Member since</dt>
+        <dd>{formatDateTime(human.createdAt)}</dd>
+      </dl>
+      <section aria-labelledby="passkeys-heading">
+        <h2 id="passkeys-heading">Passkeys</h2>
+        {error ? (
+          <p role="alert" className="error">
+            {error}
+          </p>
+        ) : null}
+        <p role="status" className="notice">
+          {notice}
+        </p>
+        <div className="table-wrap">
+          <table>
+            <caption className="visually-hidden">Your passkeys</caption>
+            <thead>
+              <tr>
+                <th scope="col">Device type</th>
+                <th scope="col">Backed up</th>
+                <th scope="col">Created</th>
+                <th scope="col">Last used</th>
+                <th scope="col">
+                  <span className="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {human.passkeys.map((passkey, index) => (
+                <tr key={passkey.id}>
+                  <td>{passkey.deviceType === 'multiDevice' ? 'Synced (multi-device)' : passkey.deviceType === 'singleDevice' ? 'This device only' : passkey.deviceType}</td>
+                  <td>{passkey.backedUp ? 'Yes' : 'No'}</td>
+                  <td>{formatDateTime(passkey.createdAt)}</td>
+                  <td>{formatDateTime(passkey.lastUsedAt)}</td>
+                  <td>
+                    <ConfirmButton
+                      id={`passkey-${index}`}
+                      label="Remove"
+                      accessibleLabel={`Remove passkey ${index + 1}`}
+                      question="Remove this passkey? It can no longer sign in."
+                      disabled={last}
+                      disabledReason="Your only passkey cannot be removed: add another first."
+                      onConfirm={() => remove(passkey.id)}
+                    />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+        <p>
+          <button type="button" className="primary" disabled={busy} onClick={() => void addPasskey()}>
+            Add a passkey
+          </button>
+        </p>
+        <p className="hint">Add a passkey on another device (a phone, a security key) so that you can still sign in if you lose this one.</p>
+      </section>
+    </>
+  );
 }

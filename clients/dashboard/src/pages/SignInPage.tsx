@@ -1,4 +1,80 @@
-/** Placeholder: filled in by the dashboard work (docs/dashboard.md). */
+import { type FormEvent, useId, useState } from 'react';
+import { useSession } from '../session';
+import { passkeyErrorMessage, registerPasskey, signInWithPasskey } from '../webauthn';
+import { ethereumProvider, siweErrorMessage, signInWithEthereum } from '../siwe';
+
+/**
+ * Sign up or sign in (docs/authentication.md, "Passkeys (humans)"): a new account with a passkey and a
+ * name; a sign-in with any passkey of this site (discoverable credentials); Sign in with Ethereum when the
+ * browser has a wallet (`window.ethereum`). A refused or failed ceremony shows its reason in an alert.
+ */
 export function SignInPage() {
-  return <h1>SignInPage</h1>;
+  const session = useSession();
+  const nameId = useId();
+  const [name, setName] = useState('');
+  const [busy, setBusy] = useState<'register' | 'sign-in' | 'ethereum' | undefined>();
+  const [error, setError] = useState<string | undefined>();
+  const wallet = ethereumProvider();
+
+  async function run(kind: 'register' | 'sign-in' | 'ethereum', ceremony: () => Promise<{ token: string; human: Parameters<typeof session.signedIn>[1] }>) {
+    setBusy(kind);
+    setError(undefined);
+    try {
+      const { token, human } = await ceremony();
+      session.signedIn(token, human);
+    } catch (caught) {
+      setError(kind === 'ethereum' ? siweErrorMessage(caught) : passkeyErrorMessage(caught, kind));
+      setBusy(undefined);
+    }
+  }
+
+  function signUp(event: FormEvent) {
+    event.preventDefault();
+    if (!name.trim()) {
+      setError('Enter your name to create an account.');
+      return;
+    }
+    void run('register', () => registerPasskey(session.client, name.trim()));
+  }
+
+  return (
+    <div className="sign-in">
+      <h1>Sign in to agent-memory</h1>
+      <p>See and manage the memory of your agents. Passkeys use your device’s fingerprint, face or PIN: no password.</p>
+      {error ? (
+        <p role="alert" className="error">
+          {error}
+        </p>
+      ) : null}
+      <section aria-labelledby={`${nameId}-new`} className="card">
+        <h2 id={`${nameId}-new`}>New here?</h2>
+        <form onSubmit={signUp}>
+          <label htmlFor={nameId}>Your name</label>
+          <div className="row">
+            <input id={nameId} name="name" autoComplete="name" maxLength={64} value={name} onChange={(e) => setName(e.target.value)} required />
+            <button type="submit" className="primary" disabled={busy !== undefined}>
+              Sign up with a passkey
+            </button>
+          </div>
+        </form>
+      </section>
+      <section aria-labelledby={`${nameId}-back`} className="card">
+        <h2 id={`${nameId}-back`}>Already have an account?</h2>
+        <div className="row">
+          <button type="button" className="primary" disabled={busy !== undefined} onClick={() => void run('sign-in', () => signInWithPasskey(session.client))}>
+            Sign in with a passkey
+          </button>
+          {wallet ? (
+            <button type="button" disabled={busy !== undefined} onClick={() => void run('ethereum', () => signInWithEthereum(session.client, wallet))}>
+              Sign in with Ethereum
+            </button>
+          ) : null}
+        </div>
+        {wallet ? <p className="hint">Sign in with Ethereum signs in the owner of the agent whose wallet you control, or creates an account that owns it.</p> : null}
+      </section>
+      {busy ? (
+        <p role="status">{busy === 'ethereum' ? 'Waiting for your wallet…' : 'Waiting for your passkey…'}</p>
+      ) : null}
+    </div>
+  );
 }

@@ -1,0 +1,82 @@
+import { useEffect, useRef, useState } from 'react';
+
+/**
+ * A button whose action asks first: the first press shows the question with "Yes, <label>" and "Cancel"
+ * (focus moves to the confirming button; Cancel returns it to the first button). While the action runs
+ * the buttons are disabled. `disabled` with `disabledReason` shows why the action is not possible,
+ * tied to the button with `aria-describedby`.
+ */
+export function ConfirmButton(props: {
+  /** The button's text, e.g. "Remove". */
+  label: string;
+  /** Its accessible name when the text alone is ambiguous in a list, e.g. "Remove passkey created 3 May". */
+  accessibleLabel?: string;
+  /** The question shown before the action, e.g. "Remove this passkey?" */
+  question: string;
+  onConfirm: () => Promise<void> | void;
+  disabled?: boolean;
+  disabledReason?: string;
+  /** An id prefix for the description element. */
+  id: string;
+}) {
+  const { label, accessibleLabel, question, onConfirm, disabled, disabledReason, id } = props;
+  const [asking, setAsking] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const yesRef = useRef<HTMLButtonElement>(null);
+  const firstRef = useRef<HTMLButtonElement>(null);
+  const wasAsking = useRef(false);
+
+  useEffect(() => {
+    if (asking) yesRef.current?.focus();
+    else if (wasAsking.current) firstRef.current?.focus();
+    wasAsking.current = asking;
+  }, [asking]);
+
+  if (asking) {
+    return (
+      <span className="confirm" role="group" aria-label={question}>
+        <span>{question}</span>{' '}
+        <button
+          type="button"
+          className="danger"
+          ref={yesRef}
+          disabled={busy}
+          onClick={() => {
+            setBusy(true);
+            void Promise.resolve(onConfirm()).finally(() => {
+              setBusy(false);
+              setAsking(false);
+            });
+          }}
+        >
+          Yes, {label.toLowerCase()}
+        </button>{' '}
+        <button type="button" disabled={busy} onClick={() => setAsking(false)}>
+          Cancel
+        </button>
+      </span>
+    );
+  }
+  const reasonId = `${id}-reason`;
+  return (
+    <span>
+      <button
+        type="button"
+        className="danger"
+        ref={firstRef}
+        aria-label={accessibleLabel}
+        disabled={disabled}
+        aria-describedby={disabled && disabledReason ? reasonId : undefined}
+        onClick={() => setAsking(true)}
+      >
+        {label}
+      </button>
+      {disabled && disabledReason ? (
+        <span id={reasonId} className="hint">
+          {' '}
+          {disabledReason}
+        </span>
+      ) : null}
+    </span>
+  );
+}
