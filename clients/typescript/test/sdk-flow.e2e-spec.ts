@@ -162,10 +162,15 @@ describe('humans: passkey session and claimed agents', () => {
     const more = await human.humans.registerOptions();
     const current = await human.humans.registerVerify(createPasskeyDevice(ORIGIN).create(more.options) as unknown as WebAuthnCredentialJson);
     expect(current.human.id).toBe(session.human.id); // and the client now holds current.token
+    // the second passkey can be deleted (sessions stay valid), the last one cannot
+    const [first, second] = (await human.humans.me()).passkeys;
+    expect(await human.humans.deletePasskey(second.id)).toEqual({ deleted: true, passkeys: [first] });
+    await expect(human.humans.deletePasskey(first.id)).rejects.toBeInstanceOf(ForbiddenError);
 
     const agent = await client.agents.get();
     expect(await human.humans.claim(agentKey)).toMatchObject({ id: agent.id });
     expect((await human.humans.agents()).agents.map((a) => a.id)).toEqual([agent.id]);
+    expect(await human.humans.agent(agent.id)).toMatchObject({ id: agent.id, balance: { live: { environment: 'live' }, test: { environment: 'test' } }, lastActivityAt: expect.any(String) });
     expect((await human.humans.records(agent.id).toArray()).map((r) => r.id)).toContain(recordId);
     expect((await human.humans.usage(agent.id, { operation: 'remember' }).toArray()).length).toBeGreaterThan(0);
     expect((await human.humans.keys(agent.id)).keys.length).toBeGreaterThan(0);
@@ -173,6 +178,8 @@ describe('humans: passkey session and claimed agents', () => {
     expect(await human.records.get(recordId)).toMatchObject({ id: recordId });
     expect((await human.files.read(recordId, 'notes/ana.md')).content).toBe('# Ana');
     await expect(human.memories.remember(recordId, { content: 'not by a human' })).rejects.toBeInstanceOf(ForbiddenError);
+    // the owner's right to erase: forget with the session (free)
+    expect(await human.memories.forget(recordId, { path: 'people/ana' })).toMatchObject({ deleted: true, path: 'people/ana' });
 
     const login = await human.humans.loginOptions();
     const signedIn = await new AgentMemory({ baseUrl: server.url }).humans.loginVerify(device.get(login.options) as unknown as WebAuthnCredentialJson);

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import {
   AgentIdSchema,
   AgentKeyIdSchema,
+  PasskeyIdSchema,
   type ErrorCode,
   FailureEnvelopeSchema,
   formatUsd,
@@ -36,6 +37,7 @@ const PATH_PARAMETERS: Record<string, { schema: z.ZodType; example: string; desc
   recordId: { schema: RecordIdSchema, example: 'rec_7Hq2mV9xK3pL8nR4tW6yZa', description: "The record's id (one of the caller's records; any other id: 404)." },
   agentId: { schema: AgentIdSchema, example: 'agt_3kP9sT2vX7mQ4nL8rW5yBc', description: 'An agent the signed-in human claimed (any other id: 404).' },
   keyId: { schema: AgentKeyIdSchema, example: 'key_5mN8qR2tV6xZ9bD3fH7jKa', description: "One of the agent's key ids (any other id: 404)." },
+  passkeyId: { schema: PasskeyIdSchema, example: 'dGhlLXBhc3NrZXktY3JlZGVudGlhbC1pZA', description: "One of the signed-in human's passkey ids, as listed by GET /api/v1/humans/me (any other id: 404)." },
 };
 
 /** What each error status means (docs/api.md, "Errors"). */
