@@ -34,7 +34,7 @@ export function ConfirmButton(props: {
 
   if (asking) {
     return (
-      <span className="confirm" role="group" aria-label={question}>
+      <span className="account-confirm" role="group" aria-label={question}>
         <span>{question}</span>{' '}
         <button
           type="button"
