@@ -92,11 +92,11 @@ describe('another agent’s key, revoked and expired keys, a test key on live da
 });
 
 describe('passkey sessions', () => {
-  it('reach only the records of claimed agents, read-only, and nothing of an agent’s own routes', async () => {
+  it('reach only the records of claimed agents, to read and erase (the owner’s erasures are tested in humans-dashboard.e2e-spec.ts), and nothing of an agent’s own routes', async () => {
     await expectAllRefused([
-      ...byScope('record').filter((e) => e.passkeyRead).map((e) => call('passkey: unclaimed agent', e, victim, passkey(outsider.token), N404)),
-      ...byScope('record').filter((e) => !e.passkeyRead).map((e) => call('passkey: writes', e, victim, passkey(outsider.token), F403, '(outsider)')),
-      ...byScope('record').filter((e) => !e.passkeyRead).map((e) => call('passkey: writes', e, victim, passkey(owner.token), F403, '(owner)')),
+      ...byScope('record').filter((e) => e.passkeyRead || e.passkeyErase).map((e) => call('passkey: unclaimed agent', e, victim, passkey(outsider.token), N404)),
+      ...byScope('record').filter((e) => !e.passkeyRead && !e.passkeyErase).map((e) => call('passkey: writes', e, victim, passkey(outsider.token), F403, '(outsider)')),
+      ...byScope('record').filter((e) => !e.passkeyRead && !e.passkeyErase).map((e) => call('passkey: writes', e, victim, passkey(owner.token), F403, '(owner)')),
       ...byScope('agent').map((e) => call('passkey: agent routes', e, victim, passkey(owner.token), F403)),
       ...byScope('raw').map((e) => call('passkey: raw', e, victim, passkey(owner.token), U401)),
       ...byScope('human-agent').map((e) => call('passkey: another human’s agent', e, victim, passkey(outsider.token), N404)),
@@ -108,7 +108,7 @@ describe('passkey sessions', () => {
   it('a signed-out session is UNAUTHORIZED everywhere', async () => {
     await expectAllRefused([
       ...byScope('human', 'human-agent').map((e) => call('signed-out session', e, victim, passkey(signedOut.token), U401)),
-      ...byScope('record').filter((e) => e.passkeyRead).map((e) => call('signed-out session', e, victim, passkey(signedOut.token), U401)),
+      ...byScope('record').filter((e) => e.passkeyRead || e.passkeyErase).map((e) => call('signed-out session', e, victim, passkey(signedOut.token), U401)),
     ]);
   });
 

@@ -139,6 +139,8 @@ export interface Endpoint {
   body?: unknown;
   /** Record reads a claimed agent's human may call with a passkey session. */
   passkeyRead?: boolean;
+  /** Erasures (forget, delete record) the human who claimed the agent may make with a passkey session (free; docs/authentication.md). */
+  passkeyErase?: boolean;
 }
 
 export const ENDPOINTS: Endpoint[] = [
@@ -151,10 +153,10 @@ export const ENDPOINTS: Endpoint[] = [
   { name: 'list records', scope: 'agent', method: 'GET', path: () => '/api/v1/records' },
   { name: 'get record', scope: 'record', method: 'GET', path: (t) => `/api/v1/records/${t.recordId}`, passkeyRead: true },
   { name: 'update record', scope: 'record', method: 'PATCH', path: (t) => `/api/v1/records/${t.recordId}`, body: { name: 'pwned' } },
-  { name: 'delete record', scope: 'record', method: 'DELETE', path: (t) => `/api/v1/records/${t.recordId}?cascade=true` },
+  { name: 'delete record', scope: 'record', method: 'DELETE', path: (t) => `/api/v1/records/${t.recordId}?cascade=true`, passkeyErase: true },
   { name: 'recall', scope: 'record', method: 'POST', path: (t) => `/api/v1/records/${t.recordId}/recall`, body: { query: 'secret plan' }, passkeyRead: true },
   { name: 'remember', scope: 'record', method: 'POST', path: (t) => `/api/v1/records/${t.recordId}/remember`, body: { content: 'injected', path: 'plan', type: 'fact' } },
-  { name: 'forget', scope: 'record', method: 'DELETE', path: (t) => `/api/v1/records/${t.recordId}/remember?path=plan` },
+  { name: 'forget', scope: 'record', method: 'DELETE', path: (t) => `/api/v1/records/${t.recordId}/remember?path=plan`, passkeyErase: true },
   { name: 'read file', scope: 'record', method: 'GET', path: (t) => `/api/v1/records/${t.recordId}/read?path=f.txt`, passkeyRead: true },
   { name: 'write file', scope: 'record', method: 'POST', path: (t) => `/api/v1/records/${t.recordId}/write`, body: { path: 'f.txt', content: 'overwritten' } },
   { name: 'context', scope: 'record', method: 'GET', path: (t) => `/api/v1/records/${t.recordId}/context`, passkeyRead: true },
@@ -162,6 +164,7 @@ export const ENDPOINTS: Endpoint[] = [
   { name: 'raw get', scope: 'raw', method: 'GET', path: (t) => `/api/v1/records/${t.recordId}/raw?path=blob.bin` },
   { name: 'me', scope: 'human', method: 'GET', path: () => '/api/v1/humans/me' },
   { name: 'my agents', scope: 'human', method: 'GET', path: () => '/api/v1/humans/me/agents' },
+  { name: 'delete passkey', scope: 'human', method: 'DELETE', path: () => '/api/v1/humans/me/passkeys/bm8tc3VjaC1wYXNza2V5' },
   { name: 'claim', scope: 'human', method: 'POST', path: () => '/api/v1/humans/me/agents', body: { agentKey: 'amk_live_' + 'A'.repeat(43) } },
   { name: 'logout', scope: 'human', method: 'POST', path: () => '/api/v1/auth/logout' },
   { name: 'claimed agent', scope: 'human-agent', method: 'GET', path: (t) => `/api/v1/humans/me/agents/${t.agentId}` },

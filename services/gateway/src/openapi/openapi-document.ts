@@ -47,7 +47,7 @@ const ERROR_TEXT: Record<ErrorCode, string> = {
   UNAUTHORIZED: 'UNAUTHORIZED: no usable credential (missing, malformed, unknown, expired or revoked).',
   PAYMENT_REQUIRED:
     'PAYMENT_REQUIRED: the call is not paid (balance too low, no credential in `enforce` mode, or a credential that does not verify). When it can be paid, `WWW-Authenticate: Payment` carries the challenge to pay with `Authorization: Payment <credential>`.',
-  FORBIDDEN: 'FORBIDDEN: authenticated but not allowed (a storage quota, raw blobs of a `cloud` agent, a test key on another record, a passkey session on a write, a test key on a live-only action).',
+  FORBIDDEN: 'FORBIDDEN: authenticated but not allowed (a storage quota, raw blobs of a `cloud` agent, a test key on another record, a passkey session on a write other than the owner’s erasures, a test key on a live-only action).',
   NOT_FOUND: "NOT_FOUND: the record, memory, file, agent or key does not exist or is not the caller's.",
   RATE_LIMITED: 'RATE_LIMITED: a rate limit, a full admission queue or an idempotency key still in progress; retry after `Retry-After` seconds.',
   INTERNAL_ERROR: 'INTERNAL_ERROR: anything else, including a bus timeout; the message carries an error id that is also in the log.',
