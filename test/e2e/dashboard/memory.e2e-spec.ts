@@ -1,0 +1,165 @@
+/**
+ * The dashboard's agent and record pages in a real browser (docs/dashboard.md): a human signs up with a
+ * passkey, claims an agent that filled records, memories and a file over the API, browses the record tree,
+ * opens a record (memories by type), searches (recall, ordered by `similarity`), opens a memory, forgets it
+ * (then the agent's own recall no longer finds it), opens a file, and deletes a record (then the API answers
+ * 404). Axe finds no serious or critical violation on either page; the phone layout does not scroll sideways.
+ */
+import AxeBuilder from '@axe-core/playwright';
+import type { Browser, Page } from 'playwright-core';
+import { ApiClient } from '@agent-memory/testing';
+import { addVirtualAuthenticator, type DashboardServer, launchChromium, openPage, screenshot, sessionTokenOf, signUpWithPasskey, startDashboardServer } from '../../support/browser';
+
+let server: DashboardServer;
+let browser: Browser;
+let api: ApiClient;
+
+beforeAll(async () => {
+  [server, browser] = await Promise.all([startDashboardServer(), launchChromium()]);
+  api = new ApiClient(server.url);
+}, 120_000);
+afterAll(async () => {
+  await browser?.close();
+  await server?.close({ removeData: true });
+});
+
+const MEMORIES = [
+  { path: 'identity/name', type: 'identity', content: 'I am Sprout, the garden assistant of Ana.' },
+  { path: 'prefs/tea', type: 'fact', content: 'Ana drinks green tea every morning, never coffee.' },
+  { path: 'garden/soil', type: 'fact', content: 'The vegetable beds have heavy clay soil that drains slowly.' },
+  { path: 'people/bo', type: 'relationship', content: 'Bo is Ana’s neighbour and lends her a lawn mower.' },
+  { path: 'events/frost', type: 'episode', content: 'On 3 March a late frost killed the tomato seedlings.' },
+  { path: 'skills/compost', type: 'skill', content: 'To make compost, layer green and brown matter and turn it weekly.' },
+  { path: 'garden/roses', type: 'fact', content: 'The climbing roses by the gate bloom in June.' },
+] as const;
+
+/** Fails with the axe report when the page has a serious or critical accessibility violation. */
+async function expectAccessible(page: Page, name: string) {
+  const { violations } = await new AxeBuilder({ page }).analyze();
+  const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  if (bad.length) console.log(`axe on ${name}:\n${bad.map((v) => `${v.impact} ${v.id}: ${v.help}\n  ${v.nodes.map((n) => n.target.join(' ')).join('\n  ')}`).join('\n')}`);
+  expect(bad.map((v) => v.id)).toEqual([]);
+}
+
+async function recallIds(recordId: string, agentKey: string, query: string): Promise<string[]> {
+  const answer = await api.request('POST', `/api/v1/records/${recordId}/recall`, { key: agentKey, body: { query, limit: 50 } });
+  expect(answer.status).toBe(200);
+  return (answer.data.memories as Array<{ id: string }>).map((m) => m.id);
+}
+
+it('browses, searches, opens, forgets, reads a file and deletes a record of a claimed agent', async () => {
+  // the agent fills its memory over the API with its own key
+  const agent = await api.createAgent({ name: 'Sprout' });
+  const key = agent.agentKey;
+  const parent = (await api.request('POST', '/api/v1/records', { key, body: { name: 'Household', tags: ['home', 'family'], category: 'life' } })).data;
+  const child = (await api.request('POST', '/api/v1/records', { key, body: { name: 'Garden', tags: ['plants', 'outdoor'], category: 'hobby', parentRecordId: parent.id } })).data;
+  expect(child.parentRecordId).toBe(parent.id);
+  const ids: Record<string, string> = {};
+  for (const memory of MEMORIES) {
+    const stored = await api.request('POST', `/api/v1/records/${child.id}/remember`, { key, body: memory });
+    expect(stored.status).toBe(200);
+    ids[memory.path] = stored.data.id;
+  }
+  const fileContent = '# Plan\n\n1. Sow peas in April.\n2. Mulch the roses.';
+  expect((await api.request('POST', `/api/v1/records/${child.id}/write`, { key, body: { path: 'notes/plan.md', content: fileContent } })).status).toBe(200);
+
+  // a human signs up with a passkey and claims it
+  const { context, page, problems } = await openPage(browser);
+  await addVirtualAuthenticator(page);
+  await signUpWithPasskey(page, server.dashboardUrl, 'Ana');
+  const token = await sessionTokenOf(page);
+  expect((await api.request('POST', '/api/v1/humans/me/agents', { headers: { authorization: `Passkey ${token}` }, body: { agentKey: key } })).status).toBe(201);
+
+  // the agent page: details and the record tree (Garden under Household), tags and category shown
+  await page.goto(`${server.dashboardUrl}agents/${agent.agentId}`);
+  await page.getByRole('heading', { level: 1, name: 'Sprout' }).waitFor();
+  const household = page.locator('ul.record-tree > li').filter({ has: page.getByRole('link', { name: 'Household', exact: true }) });
+  await household.getByRole('link', { name: 'Garden', exact: true }).waitFor();
+  await expect(household.locator('.tag').allTextContents()).resolves.toEqual(expect.arrayContaining(['home', 'family', 'plants', 'outdoor']));
+  await expect(household.locator('.category').allTextContents()).resolves.toEqual(['Category: life', 'Category: hobby']);
+  await expect(page.getByRole('tab', { name: 'Records' }).getAttribute('aria-selected')).resolves.toBe('true');
+  await expectAccessible(page, 'agent page');
+  await screenshot(page, 'agent');
+  // keyboard: arrows move between the tabs
+  await page.getByRole('tab', { name: 'Records' }).focus();
+  await page.keyboard.press('ArrowRight');
+  await expect(page.getByRole('tab', { name: 'Keys' }).getAttribute('aria-selected')).resolves.toBe('true');
+  await page.keyboard.press('ArrowLeft');
+
+  // the record page: memories grouped by type
+  await household.getByRole('link', { name: 'Garden', exact: true }).click();
+  await page.getByRole('heading', { level: 1, name: 'Garden' }).waitFor();
+  await page.getByRole('button', { name: 'skills/compost' }).waitFor();
+  const group = (name: string) => page.getByRole('region', { name: new RegExp(`^${name}`) });
+  await expect(group('Facts').getByRole('listitem').allTextContents()).resolves.toHaveLength(3);
+  for (const [heading, path] of [['Identity', 'identity/name'], ['Facts', 'prefs/tea'], ['Relationships', 'people/bo'], ['Episodes', 'events/frost'], ['Skills', 'skills/compost']]) {
+    await group(heading).getByRole('button', { name: path }).waitFor();
+  }
+  await page.getByRole('cell', { name: 'notes/plan.md', exact: true }).waitFor();
+  await expectAccessible(page, 'record page');
+  await screenshot(page, 'record');
+
+  // search: recall's results in order with their similarity
+  await page.getByLabel('Search memories').fill('What does Ana drink in the morning?');
+  await page.getByRole('button', { name: 'Search', exact: true }).click();
+  const results = page.getByRole('list', { name: 'Search results' }).getByRole('listitem');
+  await results.first().waitFor();
+  const scores = (await results.locator('.score').allTextContents()).map((s) => Number.parseFloat(s));
+  expect(scores.length).toBeGreaterThan(1);
+  expect(scores.every((s) => s >= 0 && s <= 100)).toBe(true);
+  expect([...scores].sort((a, b) => b - a)).toEqual(scores);
+  await expect(results.first().getByRole('button').first().textContent()).resolves.toBe('prefs/tea');
+  await screenshot(page, 'search');
+
+  // open a memory: its full content as text
+  await results.first().getByRole('button', { name: 'prefs/tea' }).click();
+  const detail = page.getByRole('region', { name: /^Memory/ });
+  await expect(detail.locator('pre').textContent()).resolves.toBe(MEMORIES[1].content);
+  await expect(page.evaluate(() => document.activeElement?.id)).resolves.toBe('memory-heading');
+  await screenshot(page, 'memory');
+
+  // forget it in the UI (a modal confirmation): gone from the page and from the agent's own recall
+  expect(await recallIds(child.id, key, 'green tea in the morning')).toContain(ids['prefs/tea']);
+  await detail.getByRole('button', { name: 'Forget' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Forget this memory?' });
+  await dialog.getByRole('button', { name: 'Forget memory' }).click();
+  await dialog.waitFor({ state: 'detached' });
+  await page.getByRole('status').filter({ hasText: 'Forgot the memory prefs/tea.' }).waitFor();
+  await expect(page.getByRole('button', { name: 'prefs/tea' }).count()).resolves.toBe(0);
+  await expect(group('Facts').getByRole('listitem').count()).resolves.toBe(2);
+  expect(await recallIds(child.id, key, 'green tea in the morning')).not.toContain(ids['prefs/tea']);
+  expect(await recallIds(child.id, key, 'green tea in the morning')).toContain(ids['garden/roses']);
+
+  // open a file (a paid read, said beside the button): its content as text
+  await page.getByText('opening one is a paid read').waitFor();
+  await page.getByRole('button', { name: 'Open notes/plan.md (paid read)' }).click();
+  await expect(page.getByLabel('File content').textContent()).resolves.toBe(fileContent);
+
+  // the phone layout of the same record: nothing scrolls sideways
+  const phone = await openPage(browser, { phone: true });
+  await phone.context.addInitScript((t) => sessionStorage.setItem('agent-memory.session', t), token);
+  await phone.page.goto(`${server.dashboardUrl}agents/${agent.agentId}/records/${child.id}`);
+  await phone.page.getByRole('heading', { level: 1, name: 'Garden' }).waitFor();
+  await phone.page.getByRole('button', { name: 'skills/compost' }).waitFor();
+  await phone.page.getByRole('cell', { name: 'notes/plan.md', exact: true }).waitFor();
+  await expect(phone.page.evaluate(() => document.documentElement.scrollWidth)).resolves.toBeLessThanOrEqual(390);
+  await screenshot(phone.page, 'record-phone');
+  expect(phone.problems).toEqual([]);
+  await phone.context.close();
+
+  // delete the record in the UI (a modal confirmation naming it): back on the agent page; the API: 404
+  await page.getByRole('button', { name: 'Delete record', exact: true }).click();
+  const confirm = page.getByRole('dialog', { name: 'Delete this record?' });
+  await confirm.getByText('Garden').waitFor();
+  await confirm.getByRole('button', { name: 'Delete record for good' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Sprout' }).waitFor();
+  expect(new URL(page.url()).pathname).toBe(`/dashboard/agents/${agent.agentId}`);
+  const gone = await api.request('GET', `/api/v1/records/${child.id}`, { key });
+  expect([gone.status, gone.code]).toEqual([404, 'NOT_FOUND']);
+  await page.getByRole('link', { name: 'Household', exact: true }).waitFor();
+  await expect(page.getByRole('link', { name: 'Garden', exact: true }).count()).resolves.toBe(0);
+  expect((await api.request('GET', `/api/v1/records/${parent.id}`, { key })).status).toBe(200);
+
+  expect(problems).toEqual([]);
+  await context.close();
+}, 60_000);
