@@ -1,5 +1,7 @@
+import { rename } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { ApiClient } from '@agent-memory/testing';
-import { type E2eServer, startE2eServer } from '@agent-memory/test-support';
+import { type E2eServer, eventually, startE2eServer } from '@agent-memory/test-support';
 
 /**
  * Contextual indexing (docs/api.md "Recall", docs/configuration.md "Recall") and the order of `similarity`,
@@ -11,15 +13,20 @@ import { type E2eServer, startE2eServer } from '@agent-memory/test-support';
  * 0.8·(cos + 1)/2 without (hybrid-ranking.ts); the query is M's made-up word alone. A control record holds the same successor without the
  * forgotten memory: equal similarities to 1e-6 mean equal cosines and equal keyword matches, i.e. the
  * successor's entry holds nothing of the forgotten memory.
+ *
+ * Contextual indexing is on by default; the suite sets a gap of {@link GAP_SECONDS} to test the cut.
  */
 let server: E2eServer;
 let api: ApiClient;
 
 beforeAll(async () => {
-  server = await startE2eServer({ env: { RATE_LIMITS: 'off', RECALL_CONTEXT: 'on' } });
+  server = await startE2eServer({ env: { RATE_LIMITS: 'off', RECALL_CONTEXT_GAP_SECONDS: String(GAP_SECONDS) } });
   api = new ApiClient(server.url);
 }, 180_000);
 afterAll(() => server?.close({ removeData: true }));
+
+/** Context is cut between memories written more than this many seconds apart (RECALL_CONTEXT_GAP_SECONDS). */
+const GAP_SECONDS = 2;
 
 /** Only M holds this word (a made-up one: no other memory or model vocabulary shares its stem). */
 const QUERY = 'zorblaxian';
@@ -27,6 +34,24 @@ const M = { content: 'Which zorblaxian marmalade did the caterer bring to the pi
 /** About the same thing as M (neighbours lend only above a cosine of 0.5, recall/contextual-index.ts), without M's word. */
 const S = { content: 'The caterer brought the bitter orange marmalade to the picnic last week.', type: 'fact', path: 'turns/s' };
 const M_REPLACED = { content: 'What did the caterer bring to the picnic last week?', type: 'episode', path: 'turns/m' };
+
+/**
+ * Makes the content of the memory at `path` unreadable until `restore`: in standalone its blob file is moved
+ * away (a missing blob); in cluster the blob store (S3) fails every call.
+ */
+async function makeUnreadable(r: { key: string; base: string }, path: string): Promise<{ restore(): Promise<void> }> {
+  if (server.cluster) {
+    const cluster = server.cluster;
+    cluster.s3.setFailing(true);
+    return { restore: async () => cluster.s3.setFailing(false) };
+  }
+  const listed = await api.request('GET', `${r.base}/memories`, { key: r.key });
+  const id = listed.data.memories.find((m: { path: string }) => m.path === path).id;
+  const [key] = await server.blobKeys(`records/${r.base.split('/').pop()}/memories/${id}/`);
+  const file = join(dirname(server.vectorIndexDir), 'blobs', ...key.split('/'));
+  await rename(file, `${file}.away`);
+  return { restore: () => rename(`${file}.away`, file) };
+}
 
 async function record(): Promise<{ key: string; base: string }> {
   const agent = await api.createAgent({ name: `context ${Math.random()}` });
@@ -79,6 +104,46 @@ describe(`contextual indexing (${process.env.E2E_MODE === 'cluster' ? 'cluster' 
     await remember(r, M_REPLACED);
     expect(await successorSimilarity(r)).toBeCloseTo(expected, 6);
   }, 60_000);
+
+  it('a memory written more than the gap after M borrows nothing from it', async () => {
+    const control = await record();
+    await remember(control, S);
+    const alone = await successorSimilarity(control);
+
+    const r = await record();
+    await remember(r, M);
+    await new Promise((resolve) => setTimeout(resolve, GAP_SECONDS * 1_000 + 500));
+    await remember(r, S);
+    expect(await successorSimilarity(r)).toBeCloseTo(alone, 6);
+  }, 60_000);
+
+  it('a forget whose re-indexing cannot run (the successor\'s content unreadable) forgets at once, hides the successor, and the purge finishes after a restart', async () => {
+    const control = await record();
+    await remember(control, S);
+    const alone = await successorSimilarity(control);
+    const r = await record();
+    await remember(r, M);
+    await remember(r, S);
+    const all = async (query: string) => (await api.request('POST', `${r.base}/recall`, { key: r.key, body: { query, limit: 5 } })).data.memories.map((m: { path: string }) => m.path);
+    expect(await all(QUERY)).toEqual(expect.arrayContaining([M.path, S.path]));
+    const unreadable = await makeUnreadable(r, S.path);
+    try {
+      const forget = await api.request('DELETE', `${r.base}/remember`, { key: r.key, body: { path: M.path } });
+      expect([forget.status, forget.data]).toEqual([200, { deleted: true, path: M.path }]);
+      // S is stale until re-indexed: no query finds it, so nothing finds M's word.
+      expect(await all(QUERY)).toEqual([]);
+      expect(await all('caterer marmalade picnic')).toEqual([]);
+      if (server.mode === 'standalone') {
+        await server.restart();
+        api = new ApiClient(server.url);
+      }
+    } finally {
+      await unreadable.restore();
+    }
+    // The durable purge task (resumed at start-up, retried by its job) re-indexes S without M.
+    await eventually(async () => expect(await all('caterer marmalade picnic')).toEqual([S.path]), 60_000);
+    expect(await successorSimilarity(r)).toBeCloseTo(alone, 6);
+  }, 120_000);
 });
 
 describe('similarity orders the list', () => {
