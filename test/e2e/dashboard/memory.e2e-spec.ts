@@ -8,7 +8,7 @@
 import AxeBuilder from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
 import { ApiClient } from '@agent-memory/testing';
-import { addVirtualAuthenticator, type DashboardServer, launchChromium, openPage, screenshot, sessionTokenOf, signUpWithPasskey, startDashboardServer } from '../../support/browser';
+import { addVirtualAuthenticator, type DashboardServer, launchChromium, openPage, screenshot, sessionTokenOf, signUpWithPasskey, startDashboardServer } from '@agent-memory/test-support';
 
 let server: DashboardServer;
 let browser: Browser;

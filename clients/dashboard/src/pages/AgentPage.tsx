@@ -96,7 +96,7 @@ export function AgentPage() {
   return (
     <>
       <p className="breadcrumb"><Link to="/agents">Your agents</Link></p>
-      <h1 className="agent-name">{agent.name}</h1>
+      <h1 className="page-title">{agent.name}</h1>
       <dl className="details">
         <dt>Agent id</dt><dd><code>{agent.id}</code></dd>
         <dt>Mode</dt><dd>{agent.mode}</dd>

@@ -34,6 +34,7 @@ export function RecordPage() {
   const [recalled, setRecalled] = useState<RecalledMemory | undefined>();
   const [forgotten, setForgotten] = useState<ReadonlySet<string>>(() => new Set());
   const [notice, setNotice] = useState<string | undefined>();
+  const [parent, setParent] = useState<MemoryRecord | undefined>();
   const agentPath = `/agents/${encodeURIComponent(agentId)}`;
 
   useEffect(() => {
@@ -54,6 +55,20 @@ export function RecordPage() {
       current = false;
     };
   }, [client, recordId]);
+
+  // the parent's name for the link up the tree (free; an unreadable parent is shown by its id)
+  const parentId = record?.parentRecordId;
+  useEffect(() => {
+    if (!parentId) return;
+    let current = true;
+    client.records.get(parentId).then(
+      (found) => current && setParent(found),
+      () => undefined,
+    );
+    return () => {
+      current = false;
+    };
+  }, [client, parentId]);
 
   const loadMore = useCallback(async () => {
     if (!cursor) return;
@@ -102,13 +117,13 @@ export function RecordPage() {
       <p className="breadcrumb">
         <Link to="/agents">Your agents</Link> › <Link to={agentPath}>Agent</Link>
       </p>
-      <h1 className="record-name">{record.name}</h1>
+      <h1 className="page-title">{record.name}</h1>
       <dl className="details">
         <dt>Record id</dt><dd><code>{record.id}</code></dd>
         <dt>Category</dt><dd>{record.category}</dd>
         <dt>Tags</dt><dd>{record.tags.length ? <TagList tags={record.tags} /> : '—'}</dd>
         <dt>Parent</dt>
-        <dd>{record.parentRecordId ? <Link to={`${agentPath}/records/${encodeURIComponent(record.parentRecordId)}`}>{record.parentRecordId}</Link> : '—'}</dd>
+        <dd>{record.parentRecordId ? <Link to={`${agentPath}/records/${encodeURIComponent(record.parentRecordId)}`}>{parent?.id === record.parentRecordId ? parent.name : record.parentRecordId}</Link> : '—'}</dd>
         <dt>Created</dt><dd>{formatDate(record.createdAt)}</dd>
         <dt>Updated</dt><dd>{formatDate(record.updatedAt)}</dd>
       </dl>
