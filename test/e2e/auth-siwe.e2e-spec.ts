@@ -36,6 +36,7 @@ describe('Sign in with Ethereum', () => {
   it('prepares the EIP-4361 message for this deployment and the wallet', async () => {
     const res = await api.request('POST', '/api/v1/auth/siwe/nonce', { headers: { origin: ORIGIN }, body: { address: account.address.toLowerCase() } });
     expect(res.status).toBe(200);
+    expect(res.headers.get('ratelimit-policy')).toMatch(/^"client";q=\d+;w=60$/); // the per-client limit, like the passkey ceremonies
     message = res.data.message;
     const lines = message.split('\n');
     expect(lines[0]).toBe(`${server.signatureRealm.domain} wants you to sign in with your Ethereum account:`);
@@ -48,6 +49,7 @@ describe('Sign in with Ethereum', () => {
   it('signs in a new wallet-only human with the agent claimed; the session reads GET /humans/me/agents', async () => {
     const res = await api.request('POST', '/api/v1/auth/siwe/verify', { body: { message, signature } });
     expect(res.status).toBe(200);
+    expect(res.headers.get('ratelimit-policy')).toMatch(/^"client";q=\d+;w=60$/);
     expect(res.data).toMatchObject({
       token: expect.stringMatching(/^amk_session_/),
       human: { id: expect.stringMatching(/^hum_/), name: `Wallet ${account.address.slice(0, 6)}…${account.address.slice(-4)}`, passkeys: [] },
@@ -70,6 +72,8 @@ describe('Sign in with Ethereum', () => {
   it('a malformed body is 400; a wallet no agent has is 401', async () => {
     expect((await api.request('POST', '/api/v1/auth/siwe/nonce', { body: { address: 'not-an-address' } })).status).toBe(400);
     expect((await api.request('POST', '/api/v1/auth/siwe/verify', { body: { message, signature: '0x1234' } })).status).toBe(400);
+    // an Authorization that is not a valid passkey session: 401 before anything is checked
+    expect((await api.request('POST', '/api/v1/auth/siwe/verify', { headers: passkey('amk_session_nope'), body: { message, signature } })).status).toBe(401);
     const stranger = privateKeyToAccount(generatePrivateKey());
     const { message: m } = (await api.request('POST', '/api/v1/auth/siwe/nonce', { body: { address: stranger.address } })).data;
     const res = await api.request('POST', '/api/v1/auth/siwe/verify', { body: { message: m, signature: await stranger.signMessage({ message: m }) } });
