@@ -1,4 +1,5 @@
 import { type FormEvent, useId, useState } from 'react';
+import { useLocation, useNavigate } from 'react-router';
 import { useSession } from '../session';
 import { passkeyErrorMessage, registerPasskey, signInWithPasskey } from '../webauthn';
 import { ethereumProvider, siweErrorMessage, signInWithEthereum } from '../siwe';
@@ -7,9 +8,12 @@ import { ethereumProvider, siweErrorMessage, signInWithEthereum } from '../siwe'
  * Sign up or sign in (docs/authentication.md, "Passkeys (humans)"): a new account with a passkey and a
  * name; a sign-in with any passkey of this site (discoverable credentials); Sign in with Ethereum when the
  * browser has a wallet (`window.ethereum`). A refused or failed ceremony shows its reason in an alert.
+ * After signing in, a link to one agent (`/agents/...`) opens that page; any other address the agents list.
  */
 export function SignInPage() {
   const session = useSession();
+  const navigate = useNavigate();
+  const { pathname } = useLocation();
   const nameId = useId();
   const [name, setName] = useState('');
   const [busy, setBusy] = useState<'register' | 'sign-in' | 'ethereum' | undefined>();
@@ -21,6 +25,7 @@ export function SignInPage() {
     setError(undefined);
     try {
       const { token, human } = await ceremony();
+      if (!pathname.startsWith('/agents/')) void navigate('/agents', { replace: true });
       session.signedIn(token, human);
     } catch (caught) {
       setError(kind === 'ethereum' ? siweErrorMessage(caught) : passkeyErrorMessage(caught, kind));

@@ -1,0 +1,118 @@
+/**
+ * The dashboard's passkeys in a real browser (docs/authentication.md, "Passkeys (humans)"): sign up, sign
+ * out, sign in again with the same authenticator, a second passkey, removing one (never the last), and a
+ * refused ceremony. Debian Chromium with CDP virtual authenticators against a real standalone server.
+ *
+ * The second passkey comes from a second virtual authenticator: the first one already holds a credential
+ * of the account, which the registration options exclude, so adding from it is refused (InvalidStateError,
+ * checked here as the "already has a passkey" message); a human adds a passkey from another device.
+ */
+import AxeBuilder from '@axe-core/playwright';
+import type { Browser, Page } from 'playwright-core';
+import { addVirtualAuthenticator, type DashboardServer, launchChromium, openPage, screenshot, signUpWithPasskey, startDashboardServer } from '@agent-memory/test-support';
+
+let server: DashboardServer;
+let browser: Browser;
+
+beforeAll(async () => {
+  [server, browser] = await Promise.all([startDashboardServer(), launchChromium()]);
+}, 120_000);
+afterAll(async () => {
+  await browser?.close();
+  await server?.close({ removeData: true });
+});
+
+/** axe-core on the page as it is: prints every violation, fails on serious or critical ones. */
+async function expectAccessible(page: Page, name: string): Promise<void> {
+  const { violations } = await new AxeBuilder({ page }).analyze();
+  for (const v of violations) console.log(`axe ${name}: ${v.impact} ${v.id}: ${v.help} (${v.nodes.length} nodes: ${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
+  expect(violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id)).toEqual([]);
+}
+
+const sessionToken = (page: Page) => page.evaluate(() => sessionStorage.getItem('agent-memory.session'));
+const passkeyRows = (page: Page) => page.locator('table tbody tr');
+
+/** Waits for the agents page; fails with the page's alert when a ceremony failed instead. */
+async function expectSignedIn(page: Page): Promise<void> {
+  const heading = page.getByRole('heading', { name: 'Your agents' });
+  await heading.or(page.getByRole('alert')).first().waitFor();
+  if (!(await heading.isVisible())) throw new Error(`not signed in: ${await page.getByRole('alert').textContent()}`);
+}
+
+it('signs up, out and in again, adds a second passkey, removes one but never the last, and shows a refused ceremony', async () => {
+  const { context, page, problems } = await openPage(browser);
+  page.setDefaultTimeout(10_000);
+  const first = await addVirtualAuthenticator(page);
+
+  await page.goto(server.dashboardUrl);
+  await page.getByRole('button', { name: 'Sign in with a passkey' }).waitFor();
+  // no wallet in this browser: no Ethereum button
+  expect(await page.getByRole('button', { name: 'Sign in with Ethereum' }).count()).toBe(0);
+  await expectAccessible(page, 'sign-in');
+  await screenshot(page, 'sign-in');
+
+  // sign up: a resident credential on the authenticator, a session in the tab
+  await signUpWithPasskey(page, server.dashboardUrl, 'Ana Passkey');
+  expect(await first.credentials()).toHaveLength(1);
+  expect(await sessionToken(page)).toMatch(/_session_/);
+
+  // sign out, then sign in with the same authenticator (discoverable credential: no name asked)
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.getByRole('button', { name: 'Sign in with a passkey' }).waitFor();
+  expect(await sessionToken(page)).toBeNull();
+  await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
+  await expectSignedIn(page);
+
+  // the account: one passkey, its Remove disabled with the reason
+  await page.getByRole('link', { name: 'Account' }).click();
+  await page.getByRole('heading', { name: 'Your account' }).waitFor();
+  expect(await page.locator('dl.facts').textContent()).toContain('Ana Passkey');
+  expect(await passkeyRows(page).count()).toBe(1);
+  expect(await passkeyRows(page).first().textContent()).not.toContain('never'); // last used: just now
+  const onlyRemove = page.getByRole('button', { name: 'Remove passkey 1' });
+  expect(await onlyRemove.isDisabled()).toBe(true);
+  expect(await page.getByText('Your only passkey cannot be removed: add another first.').isVisible()).toBe(true);
+
+  // the same authenticator cannot add a second passkey of the account (excluded credential)
+  await page.getByRole('button', { name: 'Add a passkey' }).click();
+  expect(await page.getByRole('alert').textContent()).toContain('This device already has a passkey for this site');
+  expect(await passkeyRows(page).count()).toBe(1);
+
+  // another device adds one: the first authenticator goes (so that only the second can answer), a second one comes
+  await first.remove();
+  const second = await addVirtualAuthenticator(page);
+  await page.getByRole('button', { name: 'Add a passkey' }).click();
+  await page.getByRole('status').filter({ hasText: 'Passkey added.' }).waitFor();
+  expect(await passkeyRows(page).count()).toBe(2);
+  expect(await second.credentials()).toHaveLength(1);
+  await expectAccessible(page, 'account');
+  await screenshot(page, 'account');
+
+  // remove the first passkey: confirm first (Cancel keeps it), then it is gone and the last one stays
+  await page.getByRole('button', { name: 'Remove passkey 1' }).click();
+  await page.getByRole('button', { name: 'Cancel' }).click();
+  expect(await passkeyRows(page).count()).toBe(2);
+  await page.getByRole('button', { name: 'Remove passkey 1' }).click();
+  await page.getByRole('button', { name: 'Yes, remove' }).click();
+  await page.getByRole('status').filter({ hasText: 'Passkey removed.' }).waitFor();
+  expect(await passkeyRows(page).count()).toBe(1);
+  expect(await page.getByRole('button', { name: 'Remove passkey 1' }).isDisabled()).toBe(true);
+
+  // the kept passkey (the second authenticator's) signs in
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
+  await expectSignedIn(page);
+
+  // a refused ceremony (the user fails verification): the alert, and no session
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await second.setUserVerified(false);
+  await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
+  const alert = page.getByRole('alert');
+  await alert.waitFor();
+  expect(await alert.textContent()).toBe('The passkey request was cancelled or timed out. Try again.');
+  expect(await sessionToken(page)).toBeNull();
+  expect(await page.getByRole('heading', { name: 'Your agents' }).count()).toBe(0);
+
+  expect(problems.filter((p) => !p.includes('401') && !p.includes('403'))).toEqual([]);
+  await context.close();
+}, 60_000);
