@@ -161,6 +161,10 @@ describe('verification refuses, with one line, and uses the nonce up', () => {
     await expect(siwe.verify({ message: 'hello', signature: await account.signMessage({ message: 'hello' }) })).rejects.toMatchObject(refused);
     const forged = await altered(account, (m) => (m.nonce = 'abcdefgh12345678ab'));
     await expect(siwe.verify(forged)).rejects.toMatchObject(refused);
+    // a live nonce in a text that is not EIP-4361: refused, and the nonce is used up
+    const { nonce } = await siwe.nonce({ address: account.address });
+    const text = `hello\nNonce: ${nonce}`;
+    await refusedAndUsedUp({ message: text, nonce, signature: await account.signMessage({ message: text }) });
   });
 
   it('a wallet no agent has: 401 "No agent has this wallet", nothing created', async () => {
