@@ -35,6 +35,13 @@ export interface ClusterServerOptions {
   env?: Record<string, string>;
   /** Replicas per process (default 1 each). */
   replicas?: Partial<Record<ClusterProcess, number>>;
+  /**
+   * The API port of the first gateway replica, chosen up front (default: a free port at its start; kept
+   * across {@link ClusterServer.restart}). The browser tests need it before the start: passkeys are bound
+   * to the page's origin, so `PASSKEY_ORIGINS` defaults to `http://localhost:<gatewayPort>` with it
+   * (docs/dashboard.md; an explicit `env.PASSKEY_ORIGINS` wins).
+   */
+  gatewayPort?: number;
 }
 
 /**
@@ -85,6 +92,7 @@ export class ClusterServer {
       // one deployment domain for every replica (each gateway has its own port here)
       SIGNATURE_DOMAIN: TEST_SIGNATURE_DOMAIN,
       BUS_SIGNING_PUBLIC_KEY: credentials.signingPublicKey,
+      ...(options.gatewayPort ? { PASSKEY_ORIGINS: `http://localhost:${options.gatewayPort}` } : {}),
       ...options.env,
     };
     try {
@@ -159,7 +167,7 @@ export class ClusterServer {
   /** Starts one more replica of `name` and waits until its `/readyz` answers 200. */
   async startProcess(name: ClusterProcess, replica?: number): Promise<ClusterProcessHandle> {
     const index = replica ?? this.processes.filter((p) => p.name === name).length;
-    const port = await freePort();
+    const port = name === 'gateway' && index === 0 && this.options.gatewayPort ? this.options.gatewayPort : await freePort();
     // the gateway has two ports: the API and its ops listener (metrics are not served on the API)
     const opsPort = name === 'gateway' ? await freePort() : port;
     const logFile = join(this.dataDir, 'logs', `${name}-${index}.log`);
