@@ -1,9 +1,9 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { DASHBOARD_CSP, type DashboardOptions, isDashboardPath, registerDashboard } from './dashboard';
+import { DASHBOARD_CSP, type DashboardOptions, DEFAULT_DASHBOARD_DIRECTORY, isDashboardPath, registerDashboard } from './dashboard';
 import { registerHttpSecurity } from './http-security';
 
 /**
@@ -235,5 +235,38 @@ describe('the dashboard without a build (DASHBOARD_DIR pointing to an empty dire
     expect((await get(port, '/dashboard/assets/index-Ab12Cd34.js')).status).toBe(404);
     expect((await get(port, '/dashboard/assets/../../package.json')).status).toBe(404);
     expect((await get(port, '/api/v1/ping')).status).toBe(200);
+  });
+});
+
+describe('the real build (clients/dashboard/dist, made by npm install)', () => {
+  let app: FastifyInstance;
+  let port: number;
+
+  beforeAll(async () => {
+    if (!existsSync(join(DEFAULT_DASHBOARD_DIRECTORY, 'index.html'))) throw new Error(`no dashboard build in ${DEFAULT_DASHBOARD_DIRECTORY}: run npm run build:dashboard`);
+    ({ app, port } = await serve({ passkeyRpId: 'localhost' }));
+  });
+  afterAll(async () => {
+    await app.close();
+  });
+
+  it('serves every file the page names and every built asset (their names pass the asset check)', async () => {
+    const index = await get(port, '/dashboard/');
+    expect(index.status).toBe(200);
+    const named = [...index.body.matchAll(/(?:src|href)="(\/dashboard\/assets\/[^"]+)"/g)].map((m) => m[1]);
+    expect(named.length).toBeGreaterThan(0);
+    const built = readdirSync(join(DEFAULT_DASHBOARD_DIRECTORY, 'assets')).map((name) => `/dashboard/assets/${name}`);
+    expect(built).toEqual(expect.arrayContaining(named));
+    for (const path of built) {
+      const answer = await get(port, path);
+      expect([path, answer.status, answer.headers['cache-control']]).toEqual([path, 200, 'public, max-age=31536000, immutable']);
+    }
+  });
+
+  it('has no inline script or style and loads nothing from another origin (the CSP would block it)', () => {
+    const html = readFileSync(join(DEFAULT_DASHBOARD_DIRECTORY, 'index.html'), 'utf8');
+    expect(html).not.toMatch(/<script(?![^>]*\ssrc=)[^>]*>/);
+    expect(html).not.toMatch(/<style|\sstyle=/);
+    expect(html).not.toMatch(/(?:src|href)="(?:https?:)?\/\//);
   });
 });
