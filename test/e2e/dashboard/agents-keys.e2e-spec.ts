@@ -1,0 +1,147 @@
+/**
+ * The dashboard's agents, keys and usage in a real browser (docs/authentication.md, "Claiming and managing
+ * an agent"; docs/billing.md): an agent created over the API is claimed with its key, listed with mode,
+ * environment and balance; its key rotated with a 2 s grace (the new key shown once, the old one working
+ * until the grace ends, then 401), a key revoked, the usage of its calls shown, and the claim released.
+ * Also the agents page at phone size (390x844). Debian Chromium against a real standalone server.
+ */
+import AxeBuilder from '@axe-core/playwright';
+import type { Browser, Page } from 'playwright-core';
+import { ApiClient } from '@agent-memory/testing';
+import { addVirtualAuthenticator, type DashboardServer, launchChromium, openPage, screenshot, sessionTokenOf, signUpWithPasskey, startDashboardServer } from '@agent-memory/test-support';
+
+let server: DashboardServer;
+let browser: Browser;
+let api: ApiClient;
+
+beforeAll(async () => {
+  [server, browser] = await Promise.all([startDashboardServer(), launchChromium()]);
+  api = new ApiClient(server.url);
+}, 120_000);
+afterAll(async () => {
+  await browser?.close();
+  await server?.close({ removeData: true });
+});
+
+/** axe-core on the page as it is: prints every violation, fails on serious or critical ones. */
+async function expectAccessible(page: Page, name: string): Promise<void> {
+  const { violations } = await new AxeBuilder({ page }).analyze();
+  for (const v of violations) console.log(`axe ${name}: ${v.impact} ${v.id}: ${v.help} (${v.nodes.length} nodes: ${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
+  expect(violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id)).toEqual([]);
+}
+
+/** The status of `GET /api/v1/agents/keys` with `key` (a free call every valid key may make). */
+const keyStatus = async (key: string) => (await api.request('GET', '/api/v1/agents/keys', { key })).status;
+
+it('claims an agent with its key, rotates (grace 2 s, new key once), revokes, shows usage, and releases it', async () => {
+  const agent = await api.createAgent({ name: 'Scout <b>bold</b>' });
+  const base = `/api/v1/records/${agent.recordId}`;
+  for (const [path, content] of [['prefs/tea', 'Ana prefers green tea.'], ['prefs/city', 'Ana lives in Lisbon.']]) {
+    expect((await api.request('POST', `${base}/remember`, { key: agent.agentKey, body: { content, path, type: 'fact' } })).status).toBe(200);
+  }
+  expect((await api.request('POST', `${base}/recall`, { key: agent.agentKey, body: { query: 'What does Ana drink?' } })).status).toBe(200);
+
+  const { context, page, problems } = await openPage(browser);
+  page.setDefaultTimeout(10_000);
+  await addVirtualAuthenticator(page);
+  await signUpWithPasskey(page, server.dashboardUrl, 'Ana Keys');
+  expect(await page.getByText('You have not claimed an agent yet.').isVisible()).toBe(true);
+
+  // claim: a password field, the key never shown
+  const keyField = page.getByLabel('Agent key');
+  expect(await keyField.getAttribute('type')).toBe('password');
+  await page.getByRole('button', { name: 'Claim' }).click();
+  expect(await page.getByRole('alert').textContent()).toContain('Paste one of the agent');
+  await keyField.fill('amk_live_not-a-key');
+  await page.getByRole('button', { name: 'Claim' }).click();
+  await page.getByRole('alert').filter({ hasText: /./ }).waitFor();
+  await keyField.fill(agent.agentKey);
+  await page.getByRole('button', { name: 'Claim' }).click();
+  const link = page.getByRole('link', { name: 'Scout <b>bold</b>' }); // untrusted text shown as text
+  await link.waitFor();
+  expect(await keyField.inputValue()).toBe('');
+  const card = page.locator('.agent-list li');
+  const listed = await card.innerText();
+  expect(listed).toMatch(/Mode\s+\S+/);
+  expect(listed).toMatch(/Environment\s+(live|test)/);
+  expect(listed).toMatch(/Balance\s+\$[\d.,]+ live · \$[\d.,]+ test/);
+  expect(listed).not.toMatch(/Last activity\s+never/);
+  await expectAccessible(page, 'agents');
+  await screenshot(page, 'agents');
+
+  // the same list at phone size (the tab's session in a phone-sized context): no horizontal scrolling
+  const token = await sessionTokenOf(page);
+  const phone = await openPage(browser, { phone: true });
+  await phone.page.addInitScript((saved) => sessionStorage.setItem('agent-memory.session', saved), token);
+  await phone.page.goto(`${server.dashboardUrl}agents`);
+  await phone.page.getByRole('link', { name: 'Scout <b>bold</b>' }).waitFor();
+  expect(await phone.page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+  await screenshot(phone.page, 'agents-phone');
+  await phone.context.close();
+
+  // keys: rotate with a 2 s grace; the new key is shown once, in a read-only field
+  await link.click();
+  await page.getByRole('tab', { name: 'Keys' }).click();
+  await page.getByRole('button', { name: 'Rotate key' }).waitFor();
+  const grace = page.getByLabel('Grace period (seconds)');
+  expect(await grace.inputValue()).toBe('86400');
+  await grace.fill('2');
+  await page.getByRole('button', { name: 'Rotate key' }).click();
+  const newKeyField = page.getByLabel('New agent key');
+  await newKeyField.waitFor();
+  const newKey = await newKeyField.inputValue();
+  const rotatedAt = Date.now();
+  expect(newKey).not.toBe(agent.agentKey);
+  expect(await newKeyField.getAttribute('readonly')).not.toBeNull();
+  expect(await page.getByText('This key is shown only once.').isVisible()).toBe(true);
+  expect(await page.locator('#panel-keys').innerText()).toMatch(/expiring/);
+  await screenshot(page, 'keys');
+  expect(await keyStatus(agent.agentKey)).toBe(200); // still in its grace
+  expect(await keyStatus(newKey)).toBe(200);
+  await page.getByRole('button', { name: 'Done' }).click();
+  expect(await newKeyField.count()).toBe(0);
+  // after the grace the old key answers 401
+  await new Promise((resolve) => setTimeout(resolve, Math.max(0, rotatedAt + 2_500 - Date.now())));
+  let oldStatus = await keyStatus(agent.agentKey);
+  for (let i = 0; i < 20 && oldStatus !== 401; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    oldStatus = await keyStatus(agent.agentKey);
+  }
+  expect(oldStatus).toBe(401);
+
+  // revoke the new key (confirm first): it answers 401 at once. The list read again shows the old key expired.
+  await page.getByRole('tab', { name: 'Records' }).click();
+  await page.getByRole('tab', { name: 'Keys' }).click();
+  await page.getByRole('button', { name: 'Rotate key' }).waitFor();
+  expect(await page.locator('#panel-keys').innerText()).toMatch(/expired/);
+  const revoke = page.getByRole('button', { name: /^Revoke key / });
+  expect(await revoke.count()).toBe(1); // the old key has expired: nothing left to revoke there
+  expect(newKey.startsWith((await revoke.getAttribute('aria-label'))!.replace('Revoke key ', ''))).toBe(true);
+  await revoke.click();
+  await page.getByRole('button', { name: 'Yes, revoke' }).click();
+  await page.getByRole('status').filter({ hasText: 'revoked' }).waitFor();
+  expect(await keyStatus(newKey)).toBe(401);
+
+  // usage: the three calls, per day and per operation, and the ledger
+  await page.getByRole('tab', { name: 'Usage' }).click();
+  const usage = page.locator('#panel-usage');
+  await usage.getByRole('heading', { name: 'Ledger' }).waitFor();
+  expect(await usage.locator('dl.facts').innerText()).toMatch(/Calls\s+3/);
+  expect(await usage.getByRole('img', { name: 'Calls and spend per day' }).count()).toBe(1);
+  const today = new Date().toISOString().slice(0, 10);
+  expect(await usage.getByRole('row', { name: new RegExp(`^${today} 3 `) }).count()).toBe(1);
+  expect(await usage.getByRole('row', { name: /^remember 2 / }).count()).toBe(1);
+  expect(await usage.getByRole('row', { name: /^recall 1 / }).count()).toBe(1);
+  expect(await usage.locator('table').last().locator('tbody tr').count()).toBe(3);
+  await screenshot(page, 'usage');
+
+  // release (confirm first): the list is empty again
+  await page.getByRole('link', { name: 'Agents', exact: true }).click();
+  await page.getByRole('button', { name: 'Release Scout <b>bold</b>' }).click();
+  await page.getByRole('button', { name: 'Yes, release' }).click();
+  await page.getByText('You have not claimed an agent yet.').waitFor();
+  expect(await page.getByRole('link', { name: 'Scout <b>bold</b>' }).count()).toBe(0);
+
+  expect(problems.filter((p) => !/\b40[13]\b/.test(p))).toEqual([]);
+  await context.close();
+}, 60_000);
