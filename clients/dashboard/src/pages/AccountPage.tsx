@@ -65,7 +65,8 @@ export function AccountPage() {
         <p role="status" className="notice">
           {notice}
         </p>
-        <div className="table-wrap">
+        {human.passkeys.length === 0 ? <p>No passkey yet: you signed in with your wallet. Add a passkey to sign in without it.</p> : null}
+        <div className="table-wrap" hidden={human.passkeys.length === 0}>
           <table>
             <caption className="visually-hidden">Your passkeys</caption>
             <thead>

@@ -1,0 +1,100 @@
+/**
+ * Sign in with Ethereum on the dashboard in a real browser (docs/authentication.md, "Sign in with Ethereum
+ * (humans)"): the page gets an EIP-1193 `window.ethereum` (an init script) whose requests a viem local
+ * account answers in the test (`page.exposeFunction`): `eth_requestAccounts` and `personal_sign`. The
+ * agent was created over the API with that wallet (proven); signing in lists it, claimed. A rejected
+ * signature (EIP-1193 code 4001) shows an alert and opens no session.
+ */
+import AxeBuilder from '@axe-core/playwright';
+import type { Browser, Page } from 'playwright-core';
+import { type Hex } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { ApiClient } from '@agent-memory/testing';
+import { createAgentWithWallet, type DashboardServer, launchChromium, openPage, startDashboardServer } from '@agent-memory/test-support';
+
+let server: DashboardServer;
+let browser: Browser;
+let api: ApiClient;
+
+beforeAll(async () => {
+  [server, browser] = await Promise.all([startDashboardServer(), launchChromium()]);
+  api = new ApiClient(server.url);
+}, 120_000);
+afterAll(async () => {
+  await browser?.close();
+  await server?.close({ removeData: true });
+});
+
+/** axe-core on the page as it is: prints every violation, fails on serious or critical ones. */
+async function expectAccessible(page: Page, name: string): Promise<void> {
+  const { violations } = await new AxeBuilder({ page }).analyze();
+  for (const v of violations) console.log(`axe ${name}: ${v.impact} ${v.id}: ${v.help} (${v.nodes.length} nodes: ${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
+  expect(violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id)).toEqual([]);
+}
+
+it('signs in with an injected EIP-1193 wallet backed by a viem account; the wallet’s agent is listed', async () => {
+  const account = privateKeyToAccount(generatePrivateKey());
+  const agent = await createAgentWithWallet(api, account, { name: 'Wallet scout', mode: 'local' });
+
+  const { context, page, problems } = await openPage(browser);
+  page.setDefaultTimeout(10_000);
+  const requests: string[] = [];
+  let rejectNext = false;
+  // the wallet: answers in Node with the local account; an error is returned as { error } (EIP-1193 code)
+  await page.exposeFunction('__testWallet', async (method: string, params: unknown[]) => {
+    requests.push(method);
+    if (method === 'eth_requestAccounts' || method === 'eth_accounts') return { result: [account.address] };
+    if (method === 'personal_sign') {
+      if (rejectNext) {
+        rejectNext = false;
+        return { error: { code: 4001, message: 'User rejected the request.' } };
+      }
+      const [raw, address] = params as [Hex, string];
+      if (address.toLowerCase() !== account.address.toLowerCase()) return { error: { code: 4100, message: 'unknown account' } };
+      return { result: await account.signMessage({ message: { raw } }) };
+    }
+    return { error: { code: 4200, message: `unsupported ${method}` } };
+  });
+  await page.addInitScript(() => {
+    const call = (window as unknown as { __testWallet(method: string, params: unknown[]): Promise<{ result?: unknown; error?: { code: number; message: string } }> }).__testWallet;
+    (window as unknown as { ethereum: unknown }).ethereum = {
+      isTestWallet: true,
+      async request({ method, params = [] }: { method: string; params?: unknown[] }) {
+        const answer = await call(method, params);
+        if (answer.error) throw Object.assign(new Error(answer.error.message), { code: answer.error.code });
+        return answer.result;
+      },
+    };
+  });
+
+  await page.goto(server.dashboardUrl);
+  const button = page.getByRole('button', { name: 'Sign in with Ethereum' });
+  await button.waitFor();
+  await expectAccessible(page, 'sign-in with a wallet');
+
+  // the user rejects the signature: an alert, no session
+  rejectNext = true;
+  await button.click();
+  const alert = page.getByRole('alert');
+  await alert.waitFor();
+  expect(await alert.textContent()).toBe('The wallet request was rejected. Try again and approve the signature.');
+  expect(await page.evaluate(() => sessionStorage.getItem('agent-memory.session'))).toBeNull();
+
+  // signed: the session, and the wallet's agent claimed
+  await button.click();
+  await page.getByRole('heading', { name: 'Your agents' }).waitFor();
+  const link = page.getByRole('link', { name: 'Wallet scout' });
+  await link.waitFor();
+  expect(await link.getAttribute('href')).toBe(`/dashboard/agents/${agent.agentId}`);
+  expect(await page.locator('.agent-list li').innerText()).toMatch(/Mode\s+local/);
+  expect(requests).toEqual(['eth_requestAccounts', 'personal_sign', 'eth_requestAccounts', 'personal_sign']);
+
+  // a wallet-only account: no passkey yet, adding one is offered
+  await page.getByRole('link', { name: 'Account', exact: true }).click();
+  await page.getByRole('heading', { name: 'Your account' }).waitFor();
+  expect(await page.getByText('No passkey yet').isVisible()).toBe(true);
+  expect(await page.getByRole('button', { name: 'Add a passkey' }).isEnabled()).toBe(true);
+
+  expect(problems.filter((p) => !/\b40[13]\b/.test(p))).toEqual([]);
+  await context.close();
+}, 60_000);
