@@ -43,9 +43,12 @@ export function ConfirmButton(props: {
           disabled={busy}
           onClick={() => {
             setBusy(true);
+            const region = yesRef.current?.closest('section, main');
             void Promise.resolve(onConfirm()).finally(() => {
               setBusy(false);
               setAsking(false);
+              // the item is gone with its buttons: keep the keyboard in the same part of the page
+              if (!yesRef.current?.isConnected) focusHeading(region);
             });
           }}
         >
@@ -79,4 +82,13 @@ export function ConfirmButton(props: {
       ) : null}
     </span>
   );
+}
+
+/** Focuses the first heading of `region` (made focusable by script only), or the region itself. */
+function focusHeading(region: Element | null | undefined): void {
+  if (!region) return;
+  const heading = region.querySelector<HTMLElement>('h1, h2');
+  const target = heading ?? (region as HTMLElement);
+  if (!target.hasAttribute('tabindex')) target.setAttribute('tabindex', '-1');
+  target.focus();
 }

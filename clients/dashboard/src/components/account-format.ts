@@ -12,11 +12,11 @@ export function formatUsd(amountMicroUsd: number): string {
   return `${sign}$${whole.toLocaleString('en-US')}.${fraction.length < 2 ? fraction.padEnd(2, '0') : fraction}`;
 }
 
-/** A timestamp as the reader's local date and time (empty input: "never"). */
-export function formatDateTime(timestamp: string | null | undefined): string {
+/** A timestamp as the reader's local date and time, to the minute or (`seconds`) the second (empty input: "never"). */
+export function formatDateTime(timestamp: string | null | undefined, seconds = false): string {
   if (!timestamp) return 'never';
   const date = new Date(timestamp);
-  return Number.isNaN(date.getTime()) ? timestamp : date.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+  return Number.isNaN(date.getTime()) ? timestamp : date.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: seconds ? 'medium' : 'short' });
 }
 
 /** A timestamp as the reader's local date only. */

@@ -145,11 +145,11 @@ export function KeysPanel({ agentId }: { agentId: string }) {
                     <code>{key.displayPrefix}…</code>
                   </td>
                   <td>{key.environment}</td>
-                  <td>{key.status}</td>
-                  <td>{formatDateTime(key.createdAt)}</td>
-                  <td>{key.revokedAt ? `revoked ${formatDateTime(key.revokedAt)}` : formatDateTime(key.expiresAt)}</td>
+                  <td>{shownStatus(key)}</td>
+                  <td>{formatDateTime(key.createdAt, true)}</td>
+                  <td>{key.revokedAt ? `revoked ${formatDateTime(key.revokedAt, true)}` : formatDateTime(key.expiresAt, true)}</td>
                   <td>
-                    {key.status === 'active' || key.status === 'expiring' ? (
+                    {shownStatus(key) === 'active' || shownStatus(key) === 'expiring' ? (
                       <ConfirmButton
                         id={`${ids}-revoke-${key.id}`}
                         label="Revoke"
@@ -179,4 +179,10 @@ export function KeysPanel({ agentId }: { agentId: string }) {
       </form>
     </section>
   );
+}
+
+/** The key's status as of now: an `expiring` key whose grace has ended since the list was read is `expired`. */
+function shownStatus(key: AgentKeyInfo): AgentKeyInfo['status'] {
+  if (key.status === 'expiring' && key.expiresAt && Date.parse(key.expiresAt) <= Date.now()) return 'expired';
+  return key.status;
 }
