@@ -90,6 +90,8 @@ it('browses, searches, opens, forgets, reads a file and deletes a record of a cl
   await household.getByRole('link', { name: 'Garden', exact: true }).click();
   await page.getByRole('heading', { level: 1, name: 'Garden' }).waitFor();
   await page.getByRole('button', { name: 'skills/compost' }).waitFor();
+  await page.getByRole('link', { name: 'Household', exact: true }).waitFor(); // the parent, by name
+  await page.locator('.breadcrumb').getByRole('link', { name: 'Sprout' }).waitFor();
   const group = (name: string) => page.getByRole('region', { name: new RegExp(`^${name}`) });
   await expect(group('Facts').getByRole('listitem').allTextContents()).resolves.toHaveLength(3);
   for (const [heading, path] of [['Identity', 'identity/name'], ['Facts', 'prefs/tea'], ['Relationships', 'people/bo'], ['Episodes', 'events/frost'], ['Skills', 'skills/compost']]) {
@@ -125,6 +127,7 @@ it('browses, searches, opens, forgets, reads a file and deletes a record of a cl
   await dialog.getByRole('button', { name: 'Forget memory' }).click();
   await dialog.waitFor({ state: 'detached' });
   await page.getByRole('status').filter({ hasText: 'Forgot the memory prefs/tea.' }).waitFor();
+  await expect(page.evaluate(() => document.activeElement?.id)).resolves.toBe('memories-heading');
   await expect(page.getByRole('button', { name: 'prefs/tea' }).count()).resolves.toBe(0);
   await expect(group('Facts').getByRole('listitem').count()).resolves.toBe(2);
   expect(await recallIds(child.id, key, 'green tea in the morning')).not.toContain(ids['prefs/tea']);

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useMemo, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import type { MemoryItem, MemoryRecord } from '@agent-memory/client';
 import { useSession } from '../session';
@@ -35,6 +35,15 @@ export function RecordPage() {
   const [forgotten, setForgotten] = useState<ReadonlySet<string>>(() => new Set());
   const [notice, setNotice] = useState<string | undefined>();
   const [parent, setParent] = useState<MemoryRecord | undefined>();
+  const [agentName, setAgentName] = useState<string | undefined>();
+  const memoriesHeading = useRef<HTMLHeadingElement>(null);
+  const [forgets, setForgets] = useState(0);
+
+  // after a forget the detail that held the focus is gone (and its dialog's close put the focus back there):
+  // keyboard users continue at the list. An effect, so that it runs after the dialog's cleanup.
+  useEffect(() => {
+    if (forgets > 0) memoriesHeading.current?.focus();
+  }, [forgets]);
   const agentPath = `/agents/${encodeURIComponent(agentId)}`;
 
   useEffect(() => {
@@ -55,6 +64,18 @@ export function RecordPage() {
       current = false;
     };
   }, [client, recordId]);
+
+  // the agent's name for the way back (free)
+  useEffect(() => {
+    let current = true;
+    client.humans.agent(agentId).then(
+      (found) => current && setAgentName(found.name),
+      () => undefined,
+    );
+    return () => {
+      current = false;
+    };
+  }, [client, agentId]);
 
   // the parent's name for the link up the tree (free; an unreadable parent is shown by its id)
   const parentId = record?.parentRecordId;
@@ -99,6 +120,7 @@ export function RecordPage() {
     setForgotten((known) => new Set([...known, id]));
     setSelected(undefined);
     setNotice(`Forgot the memory ${path}.`);
+    setForgets((n) => n + 1);
   };
 
   if (recordError) {
@@ -115,7 +137,7 @@ export function RecordPage() {
   return (
     <>
       <p className="breadcrumb">
-        <Link to="/agents">Your agents</Link> › <Link to={agentPath}>Agent</Link>
+        <Link to="/agents">Your agents</Link> › <Link to={agentPath}>{agentName ?? 'Agent'}</Link>
       </p>
       <h1 className="page-title">{record.name}</h1>
       <dl className="details">
@@ -141,7 +163,7 @@ export function RecordPage() {
       {open ? <MemoryDetail recordId={recordId} memory={open} onClose={() => setSelected(undefined)} onForgotten={onForgotten} /> : null}
 
       <section aria-labelledby="memories-heading">
-        <h2 id="memories-heading">Memories</h2>
+        <h2 id="memories-heading" ref={memoriesHeading} tabIndex={-1}>Memories</h2>
         <p className="hint">Each page of memories ({MEMORIES_PAGE} at most) is a paid read, charged to the agent.</p>
         {memoriesError ? <p role="alert" className="error">{memoriesError}</p> : null}
         {visible === undefined && !memoriesError ? <p role="status">Loading memories…</p> : null}
