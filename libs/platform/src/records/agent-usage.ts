@@ -25,20 +25,25 @@ export class AgentUsageCounters {
 
   /**
    * Adds `delta` to the agent's usage only if the result stays within `limits` (an increase never passes a
-   * limit; a decrease always passes, even above a limit lowered since). One conditional UPDATE: it locks
+   * limit; a decrease always passes, even above a limit lowered since). One conditional upsert: it locks
    * the agent's row until the transaction ends, so concurrent writes of one agent, in any replica, see each
    * other's charge and together never overshoot. The row is created at first use. Returns false (nothing
    * changed) when the charge would exceed a limit: the caller then throws its quota error.
    */
   async tryCharge(tx: RawSqlTransaction, agentId: string, delta: AgentUsage, limits: { maxCount: number; maxBytes: number }): Promise<boolean> {
     const { table, countColumn: n, bytesColumn: b } = this;
-    await tx.$executeRawUnsafe(`INSERT INTO ${table} (agent_id) VALUES ($1) ON CONFLICT (agent_id) DO NOTHING`, agentId);
+    // One statement, not an insert of a zero row and then the update: a first charge inserts the row with
+    // `delta` when `delta` alone is within the limits; an existing row is updated only when its sum is
+    // (the conditional DO UPDATE locks the row as an UPDATE does). A row count of 1 means charged.
     const updated = await tx.$executeRawUnsafe(
-      `UPDATE ${table}
-       SET ${n} = ${n} + $2::bigint, ${b} = ${b} + $3::bigint
-       WHERE agent_id = $1
-         AND ($2::bigint <= 0 OR ${n} + $2::bigint <= $4::bigint)
-         AND ($3::bigint <= 0 OR ${b} + $3::bigint <= $5::bigint)`,
+      `INSERT INTO ${table} AS u (agent_id, ${n}, ${b})
+       SELECT $1::text, $2::bigint, $3::bigint
+       WHERE ($2::bigint <= 0 OR $2::bigint <= $4::bigint)
+         AND ($3::bigint <= 0 OR $3::bigint <= $5::bigint)
+       ON CONFLICT (agent_id) DO UPDATE
+       SET ${n} = u.${n} + $2::bigint, ${b} = u.${b} + $3::bigint
+       WHERE ($2::bigint <= 0 OR u.${n} + $2::bigint <= $4::bigint)
+         AND ($3::bigint <= 0 OR u.${b} + $3::bigint <= $5::bigint)`,
       agentId,
       delta.count,
       delta.bytes,
