@@ -75,7 +75,7 @@ it('claims an agent with its key, rotates (grace 2 s, new key once), revokes, sh
   await phone.page.addInitScript((saved) => sessionStorage.setItem('agent-memory.session', saved), token);
   await phone.page.goto(`${server.dashboardUrl}agents`);
   await phone.page.getByRole('link', { name: 'Scout <b>bold</b>' }).waitFor();
-  expect(await phone.page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+  expect(await phone.page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
   await screenshot(phone.page, 'agents-phone');
   await phone.context.close();
 

@@ -56,8 +56,8 @@ it('signs in with an injected EIP-1193 wallet backed by a viem account; the wall
     return { error: { code: 4200, message: `unsupported ${method}` } };
   });
   await page.addInitScript(() => {
-    const call = (window as unknown as { __testWallet(method: string, params: unknown[]): Promise<{ result?: unknown; error?: { code: number; message: string } }> }).__testWallet;
-    (window as unknown as { ethereum: unknown }).ethereum = {
+    const call = (globalThis as unknown as { __testWallet(method: string, params: unknown[]): Promise<{ result?: unknown; error?: { code: number; message: string } }> }).__testWallet;
+    (globalThis as unknown as { ethereum: unknown }).ethereum = {
       isTestWallet: true,
       async request({ method, params = [] }: { method: string; params?: unknown[] }) {
         const answer = await call(method, params);
