@@ -138,6 +138,16 @@ it('browses, searches, opens, forgets, reads a file and deletes a record of a cl
   await page.getByRole('button', { name: 'Open notes/plan.md (paid read)' }).click();
   await expect(page.getByLabel('File content').textContent()).resolves.toBe(fileContent);
 
+  // up the tree to the parent record: its own (empty) page, nothing left over from the child's
+  await page.locator('dl.details').getByRole('link', { name: 'Household', exact: true }).click();
+  await page.getByRole('heading', { level: 1, name: 'Household' }).waitFor();
+  await page.getByRole('region', { name: /^Skills/ }).getByText('None loaded.').waitFor();
+  await expect(page.getByRole('button', { name: 'skills/compost' }).count()).resolves.toBe(0);
+  await expect(page.getByText('No files.').count()).resolves.toBe(1);
+  await page.goBack();
+  await page.getByRole('heading', { level: 1, name: 'Garden' }).waitFor();
+  await page.getByRole('button', { name: 'skills/compost' }).waitFor();
+
   // the phone layout of the same record: nothing scrolls sideways
   const phone = await openPage(browser, { phone: true });
   await phone.context.addInitScript((t) => sessionStorage.setItem('agent-memory.session', t), token);

@@ -18,12 +18,18 @@ const TABS = [
 ] as const;
 type TabId = (typeof TABS)[number]['id'];
 
+/** One view per agentId: moving to another agent starts with fresh state. */
+export function AgentPage() {
+  const { agentId = '' } = useParams();
+  return <AgentView key={agentId} />;
+}
+
 /**
  * `/agents/:agentId`: one claimed agent (`GET /humans/me/agents/{agentId}`), its details, and three tabs:
  * its records as a tree by hierarchy (`GET /humans/me/agents/{agentId}/records`, 100 a page, "Load more"),
  * its keys and its usage. Everything the agent wrote is shown as text.
  */
-export function AgentPage() {
+function AgentView() {
   const { agentId = '' } = useParams();
   const { client } = useSession();
   const [agent, setAgent] = useState<ClaimedAgentOverview | undefined>();

@@ -14,13 +14,19 @@ import { RecordDelete } from '../components/record-delete';
 /** Memories per page of `GET /records/{recordId}/memories` (docs/api.md, "Memories"; 1–200, each page paid). */
 const MEMORIES_PAGE = 50;
 
+/** One view per recordId: moving to another record (e.g. its parent) starts with fresh state. */
+export function RecordPage() {
+  const { recordId = '' } = useParams();
+  return <RecordView key={recordId} />;
+}
+
 /**
  * `/agents/:agentId/records/:recordId`: one record of a claimed agent (`GET /records/{recordId}` with the
  * passkey session): its details; a search (recall) with similarity scores; its memories by type (the paid
  * listing, 50 a page, "Load more"); one memory's full content with "Forget"; its files; "Delete record".
  * Everything the agent stored is shown as text.
  */
-export function RecordPage() {
+function RecordView() {
   const { agentId = '', recordId = '' } = useParams();
   const { client } = useSession();
   const navigate = useNavigate();
