@@ -1,0 +1,120 @@
+/**
+ * `node -r @swc-node/register bench/remember-profile.bench.ts`: where a remember's time goes. Starts the
+ * standalone service in-process (bench/lib/server.ts), wraps PGlite's protocol entry point (`execProtocolStream`, which every statement goes through) to count and
+ * time every statement the embedded database runs, then remembers PROFILE_N (default 200) synthetic
+ * memories one at a time and PROFILE_N with 8 in flight, and prints per remember: latency p50, the
+ * statements run (grouped by their SQL text, first 100 characters) with their count and time per remember,
+ * the total time spent inside PGlite, and this process's CPU time per remember (service and client;
+ * less sensitive to other load on the machine than latency). PROFILE_CPU=<file> writes a V8 CPU profile
+ * of the 8-in-flight phase (open it in Chrome DevTools). A diagnostic, not a benchmark: the figures of record come from
+ * `npm run bench` (bench/recall-latency.bench.ts).
+ */
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import { PGlite } from '@electric-sql/pglite';
+import { ApiClient } from './lib/client';
+import { startServer, warmUp } from './lib/server';
+import { runPool, since, summarise } from './lib/stats';
+import { generateMemories } from './synthetic-memories';
+
+const N = Number(process.env.PROFILE_N ?? 200);
+
+interface Stat {
+  count: number;
+  ms: number;
+}
+const stats = new Map<string, Stat>();
+let pgliteMs = 0;
+
+/** The SQL text of a Parse ('P') or Query ('Q') frontend message, or a label for the other messages. */
+function label(message: Uint8Array): string {
+  const kind = String.fromCharCode(message[0]);
+  const text = (from: number): string => {
+    let end = from;
+    while (end < message.length && message[end] !== 0) end++;
+    return Buffer.from(message.subarray(from, end)).toString('utf8').replace(/\s+/g, ' ').slice(0, 100);
+  };
+  if (kind === 'Q') return `Q ${text(5)}`;
+  if (kind === 'P') {
+    let nameEnd = 5;
+    while (message[nameEnd] !== 0) nameEnd++;
+    return `P ${text(nameEnd + 1)}`;
+  }
+  return kind;
+}
+
+const proto = PGlite.prototype as unknown as { execProtocolStream: (m: Uint8Array, o?: unknown) => Promise<unknown> };
+const original = proto.execProtocolStream;
+proto.execProtocolStream = async function (this: unknown, message: Uint8Array, options?: unknown) {
+  const t = performance.now();
+  try {
+    return await original.call(this, message, options);
+  } finally {
+    const ms = since(t);
+    pgliteMs += ms;
+    const key = label(message);
+    const s = stats.get(key) ?? { count: 0, ms: 0 };
+    s.count++;
+    s.ms += ms;
+    stats.set(key, s);
+  }
+};
+
+function report(title: string, n: number, latencies: number[], wallMs: number, cpu: NodeJS.CpuUsage): void {
+  const s = summarise(latencies);
+  const cpuMs = (cpu.user + cpu.system) / 1000 / n;
+  process.stdout.write(`\n## ${title}: ${n} remembers, ${(n / (wallMs / 1000)).toFixed(1)}/s, p50 ${s.p50.toFixed(1)} ms, p99 ${s.p99.toFixed(1)} ms; process CPU ${cpuMs.toFixed(2)} ms per remember; PGlite ${(pgliteMs / n).toFixed(2)} ms per remember\n`);
+  for (const [key, v] of [...stats].sort((a, b) => b[1].ms - a[1].ms)) {
+    process.stdout.write(`${(v.count / n).toFixed(2).padStart(6)} x ${(v.ms / n).toFixed(3).padStart(7)} ms  ${key}\n`);
+  }
+  stats.clear();
+  pgliteMs = 0;
+}
+
+async function main(): Promise<void> {
+  const server = await startServer();
+  try {
+    const api = new ApiClient(server.url);
+    await warmUp(api);
+    const agent = await api.createAgent('remember-profile');
+    const memories = generateMemories(2 * N, 7);
+    stats.clear();
+    pgliteMs = 0;
+    const serial: number[] = [];
+    let cpu = process.cpuUsage();
+    let t = performance.now();
+    for (let i = 0; i < N; i++) {
+      const s = performance.now();
+      await api.remember(agent, memories[i].content, `p/m${i}`);
+      serial.push(since(s));
+    }
+    report('1 in flight', N, serial, since(t), process.cpuUsage(cpu));
+    const concurrent: number[] = [];
+    const profile = process.env.PROFILE_CPU;
+    const session = new Session();
+    if (profile) {
+      session.connect();
+      await session.post('Profiler.enable');
+      await session.post('Profiler.start');
+    }
+    cpu = process.cpuUsage();
+    t = performance.now();
+    await runPool(Array.from({ length: N }, (_, i) => N + i), 8, async (i) => {
+      const s = performance.now();
+      await api.remember(agent, memories[i].content, `p/m${i}`);
+      concurrent.push(since(s));
+    });
+    const wall = since(t);
+    const used = process.cpuUsage(cpu);
+    if (profile) {
+      const { profile: cpu } = await session.post('Profiler.stop');
+      writeFileSync(profile, JSON.stringify(cpu));
+      session.disconnect();
+    }
+    report('8 in flight', N, concurrent, wall, used);
+  } finally {
+    await server.stop();
+  }
+}
+
+void main();
