@@ -8,6 +8,7 @@ import type { MemoryRepository, PurgeTask } from '../persistence/memory.reposito
 import { PrismaMemoryRepository } from '../persistence/prisma-memory.repository';
 import { type MemoryPrismaClient, openMemoryPrisma } from '../persistence/prisma';
 import type { VectorIndex } from '../vector-index/vector-index.port';
+import type { ContextualIndexer } from './contextual-indexer';
 import { PurgeStoresUseCase } from './purge-stores.use-case';
 
 /** Two quick tries, so that a purge job dead-letters within the test; records the policy the use case asked for. */
@@ -86,6 +87,48 @@ describe('PurgeStoresUseCase sweep (PGlite purge tasks, in-process queue)', () =
     expect(await blobs.get(task.blobKeys[0])).toBeNull();
     expect(await purge.sweepPending()).toBe(0);
     await purge.stop();
+    await purge.flushCompaction();
+    await jobs.close();
+  });
+
+  it('a forget\'s task re-indexes the record\'s stale borrowers after deleting; a context-only task deletes nothing; both stay pending until the re-index succeeds', async () => {
+    const tasks = new Map<string, PurgeTask>();
+    const repository = {
+      findPurge: async (id: string) => tasks.get(id) ?? null,
+      completePurge: async (id: string) => void tasks.delete(id),
+    } as unknown as MemoryRepository;
+    const index = flakyIndex();
+    const blobs = new FilesystemBlobStore(join(dir, 'blobs-context'));
+    const repaired: string[] = [];
+    let repairFails = true;
+    const contextual = {
+      repairStale: async (recordId: string) => {
+        if (repairFails) throw new Error('blob store down');
+        repaired.push(recordId);
+        return 1;
+      },
+    } as unknown as ContextualIndexer;
+    const jobs = new InProcessJobQueue();
+    const purge = new PurgeStoresUseCase(repository, index, blobs, jobs, undefined, contextual);
+    const forgetTask: PurgeTask = { id: 'prg_forget', recordId: 'rec_f', memoryId: 'mem_lender', blobKeys: ['records/rec_f/memories/mem_lender/x'] };
+    const replaceTask: PurgeTask = { id: 'prg_replace', recordId: 'rec_r', memoryId: 'mem_replaced', blobKeys: [], contextOnly: true };
+    await blobs.put(forgetTask.blobKeys[0], Buffer.from('lender'));
+    for (const task of [forgetTask, replaceTask]) tasks.set(task.id, task);
+
+    expect(await purge.runOrQueue(forgetTask)).toBe(false);
+    expect(await purge.runOrQueue(replaceTask)).toBe(false);
+    // The forgotten memory's vector and blobs are gone even though the re-index failed; the tasks remain.
+    expect(index.deleted).toEqual(['mem_lender']);
+    expect(await blobs.get(forgetTask.blobKeys[0])).toBeNull();
+    expect([...tasks.keys()].sort()).toEqual(['prg_forget', 'prg_replace']);
+
+    repairFails = false;
+    expect(await purge.runOrQueue(forgetTask)).toBe(true);
+    expect(await purge.runOrQueue(replaceTask)).toBe(true);
+    expect(repaired).toEqual(['rec_f', 'rec_r']);
+    expect(tasks.size).toBe(0);
+    // The replaced memory still exists: its vector was never deleted.
+    expect(index.deleted).toEqual(['mem_lender', 'mem_lender']);
     await purge.flushCompaction();
     await jobs.close();
   });
