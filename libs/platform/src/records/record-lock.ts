@@ -52,12 +52,25 @@ export class RecordTombstones {
 
   /**
    * For a write: takes the record's lock shared, then throws NotFoundError (NOT_FOUND) when the record has
-   * a tombstone; the caller's transaction then rolls back.
+   * a tombstone; the caller's transaction then rolls back. With `thenLock`, the same statement as the
+   * tombstone read also takes that advisory lock exclusively ({@link advisoryXactLock}; e.g. a path's), one
+   * round trip fewer: the read's snapshot is taken after the record's lock is held, and no tombstone can be
+   * written while it is, so the read stays exact whatever the wait for `thenLock`.
    */
-  async refuseDeleted(tx: RawSqlTransaction, recordId: string): Promise<void> {
+  async refuseDeleted(tx: RawSqlTransaction, recordId: string, thenLock?: string): Promise<void> {
     await this.lock(tx, recordId, 'shared');
-    const rows = await tx.$queryRawUnsafe<unknown[]>(`SELECT 1 FROM ${this.table} WHERE record_id = $1`, recordId);
-    if (rows.length > 0) throw new NotFoundError(`Record ${recordId} was deleted`);
+    if (thenLock === undefined) {
+      const rows = await tx.$queryRawUnsafe<unknown[]>(`SELECT 1 FROM ${this.table} WHERE record_id = $1`, recordId);
+      if (rows.length > 0) throw new NotFoundError(`Record ${recordId} was deleted`);
+      return;
+    }
+    // One row without FROM: both expressions are always evaluated (a join could skip the lock when empty).
+    const [row] = await tx.$queryRawUnsafe<{ deleted: boolean }[]>(
+      `SELECT pg_advisory_xact_lock(hashtextextended($2::text, 0))::text AS locked, EXISTS (SELECT 1 FROM ${this.table} WHERE record_id = $1) AS deleted`,
+      recordId,
+      thenLock,
+    );
+    if (row.deleted) throw new NotFoundError(`Record ${recordId} was deleted`);
   }
 
   /** For the record's deletion: takes the record's lock exclusively (waits for writes in flight), then writes the tombstone (idempotent). */

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { advisoryXactLock, assertBeforeDeadline, IdempotencyClaimLostError, PrismaIdempotencyStore, RECORD_DELETION_TRANSACTION, RecordTombstones } from '@agent-memory/platform';
+import { assertBeforeDeadline, IdempotencyClaimLostError, PrismaIdempotencyStore, RECORD_DELETION_TRANSACTION, RecordTombstones } from '@agent-memory/platform';
 import { type MemoryType, newId } from '@agent-memory/shared';
 import { Prisma } from './generated/client';
 import { chargeMemoryUsage, DEFAULT_MEMORY_QUOTA, MEMORY_QUOTA, type MemoryQuota, type MemoryUsage, readMemoryUsage, releaseMemoryUsage } from './memory-quota';
@@ -117,8 +117,8 @@ export class PrismaMemoryRepository implements MemoryRepository {
    */
   async saveRemember(w: RememberWrite, respond: (id: string) => unknown, writeVector?: (id: string, neighbours: MemoryNeighbours) => Promise<void>): Promise<string> {
     return retryDeadlock(() => this.prisma.$transaction(async (tx) => {
-      await tombstones.refuseDeleted(tx, w.recordId);
-      await advisoryXactLock(tx, `memory\n${w.recordId}\n${w.path}`);
+      // The record's lock and tombstone, then the path's lock, in two statements (RecordTombstones.refuseDeleted).
+      await tombstones.refuseDeleted(tx, w.recordId, `memory\n${w.recordId}\n${w.path}`);
       const [existing] = await tx.$queryRaw<{ id: string; agentId: string; sizeBytes: number; createdAt: Date }[]>`
         SELECT id, agent_id AS "agentId", size_bytes AS "sizeBytes", created_at AS "createdAt" FROM "memory"."memories" WHERE record_id = ${w.recordId} AND path = ${w.path} FOR UPDATE`;
       const id = existing?.id ?? w.id;
