@@ -15,7 +15,8 @@ let browser: Browser;
 let api: ApiClient;
 
 beforeAll(async () => {
-  [server, browser] = await Promise.all([startDashboardServer(), launchChromium()]);
+  // rate limits off: the "Load more" case writes 52 memories into one record (30 writes a minute per record otherwise)
+  [server, browser] = await Promise.all([startDashboardServer({ env: { RATE_LIMITS: 'off' } }), launchChromium()]);
   api = new ApiClient(server.url);
 }, 120_000);
 afterAll(async () => {
@@ -117,7 +118,7 @@ it('browses, searches, opens, forgets, reads a file and deletes a record of a cl
   await results.first().getByRole('button', { name: 'prefs/tea' }).click();
   const detail = page.getByRole('region', { name: /^Memory/ });
   await expect(detail.locator('pre').textContent()).resolves.toBe(MEMORIES[1].content);
-  await expect(page.evaluate(() => document.activeElement?.id)).resolves.toBe('memory-heading');
+  await expect(page.evaluate<string | undefined>('document.activeElement?.id')).resolves.toBe('memory-heading');
   await screenshot(page, 'memory');
 
   // forget it in the UI (a modal confirmation): gone from the page and from the agent's own recall
@@ -127,7 +128,7 @@ it('browses, searches, opens, forgets, reads a file and deletes a record of a cl
   await dialog.getByRole('button', { name: 'Forget memory' }).click();
   await dialog.waitFor({ state: 'detached' });
   await page.getByRole('status').filter({ hasText: 'Forgot the memory prefs/tea.' }).waitFor();
-  await expect(page.evaluate(() => document.activeElement?.id)).resolves.toBe('memories-heading');
+  await expect(page.evaluate<string | undefined>('document.activeElement?.id')).resolves.toBe('memories-heading');
   await expect(page.getByRole('button', { name: 'prefs/tea' }).count()).resolves.toBe(0);
   await expect(group('Facts').getByRole('listitem').count()).resolves.toBe(2);
   expect(await recallIds(child.id, key, 'green tea in the morning')).not.toContain(ids['prefs/tea']);
@@ -155,7 +156,7 @@ it('browses, searches, opens, forgets, reads a file and deletes a record of a cl
   await phone.page.getByRole('heading', { level: 1, name: 'Garden' }).waitFor();
   await phone.page.getByRole('button', { name: 'skills/compost' }).waitFor();
   await phone.page.getByRole('cell', { name: 'notes/plan.md', exact: true }).waitFor();
-  await expect(phone.page.evaluate(() => document.documentElement.scrollWidth)).resolves.toBeLessThanOrEqual(390);
+  await expect(phone.page.evaluate<number>('document.documentElement.scrollWidth')).resolves.toBeLessThanOrEqual(390);
   await screenshot(phone.page, 'record-phone');
   expect(phone.problems).toEqual([]);
   await phone.context.close();
@@ -173,6 +174,32 @@ it('browses, searches, opens, forgets, reads a file and deletes a record of a cl
   await expect(page.getByRole('link', { name: 'Garden', exact: true }).count()).resolves.toBe(0);
   expect((await api.request('GET', `/api/v1/records/${parent.id}`, { key })).status).toBe(200);
 
+  expect(problems).toEqual([]);
+  await context.close();
+}, 60_000);
+
+it('pages a record\'s memories: 50 first, the rest with "Load more"', async () => {
+  const agent = await api.createAgent({ name: 'Diarist' });
+  const key = agent.agentKey;
+  const journal = (await api.request('POST', '/api/v1/records', { key, body: { name: 'Journal' } })).data;
+  const days = Array.from({ length: 52 }, (_, i) => `day/${String(i + 1).padStart(2, '0')}`);
+  const stored = await Promise.all(days.map((path, i) => api.request('POST', `/api/v1/records/${journal.id}/remember`, { key, body: { path, type: 'episode', content: `Entry ${i + 1}: a quiet day.` } })));
+  expect(stored.map((r) => r.status)).toEqual(days.map(() => 200));
+
+  const { context, page, problems } = await openPage(browser);
+  await addVirtualAuthenticator(page);
+  await signUpWithPasskey(page, server.dashboardUrl, 'Dee');
+  const token = await sessionTokenOf(page);
+  expect((await api.request('POST', '/api/v1/humans/me/agents', { headers: { authorization: `Passkey ${token}` }, body: { agentKey: key } })).status).toBe(201);
+  await page.goto(`${server.dashboardUrl}agents/${agent.agentId}/records/${journal.id}`);
+  const episodes = page.getByRole('region', { name: /^Episodes/ });
+  await episodes.getByRole('button', { name: 'day/50', exact: true }).waitFor();
+  await expect(episodes.getByRole('listitem').count()).resolves.toBe(50);
+  await expect(episodes.getByRole('button', { name: 'day/51', exact: true }).count()).resolves.toBe(0);
+  await page.getByRole('button', { name: 'Load more', exact: true }).click();
+  await episodes.getByRole('button', { name: 'day/52', exact: true }).waitFor();
+  await expect(episodes.getByRole('button').allTextContents()).resolves.toEqual(days);
+  await expect(page.getByRole('button', { name: 'Load more', exact: true }).count()).resolves.toBe(0);
   expect(problems).toEqual([]);
   await context.close();
 }, 60_000);
