@@ -178,20 +178,30 @@ it('browses, searches, opens, forgets, reads a file and deletes a record of a cl
   await context.close();
 }, 60_000);
 
-it('pages a record\'s memories: 50 first, the rest with "Load more"', async () => {
+it('pages the records tree (100, then "Load more records") and a record\'s memories (50, then "Load more")', async () => {
   const agent = await api.createAgent({ name: 'Diarist' });
   const key = agent.agentKey;
   const journal = (await api.request('POST', '/api/v1/records', { key, body: { name: 'Journal' } })).data;
   const days = Array.from({ length: 52 }, (_, i) => `day/${String(i + 1).padStart(2, '0')}`);
   const stored = await Promise.all(days.map((path, i) => api.request('POST', `/api/v1/records/${journal.id}/remember`, { key, body: { path, type: 'episode', content: `Entry ${i + 1}: a quiet day.` } })));
   expect(stored.map((r) => r.status)).toEqual(days.map(() => 200));
+  const notes = await Promise.all(Array.from({ length: 100 }, (_, i) => api.request('POST', '/api/v1/records', { key, body: { name: `Note ${i + 1}`, parentRecordId: journal.id } })));
+  expect(notes.map((r) => r.status)).toEqual(notes.map(() => 201));
 
   const { context, page, problems } = await openPage(browser);
   await addVirtualAuthenticator(page);
   await signUpWithPasskey(page, server.dashboardUrl, 'Dee');
   const token = await sessionTokenOf(page);
   expect((await api.request('POST', '/api/v1/humans/me/agents', { headers: { authorization: `Passkey ${token}` }, body: { agentKey: key } })).status).toBe(201);
-  await page.goto(`${server.dashboardUrl}agents/${agent.agentId}/records/${journal.id}`);
+  // 102 records (the agent's own, Journal, 100 notes under it): the first page holds 100
+  await page.goto(`${server.dashboardUrl}agents/${agent.agentId}`);
+  await page.getByText('100 of 102 records loaded.').waitFor();
+  await page.getByRole('button', { name: 'Load more records' }).click();
+  await page.getByText('102 of 102 records loaded.').waitFor();
+  await expect(page.getByRole('button', { name: 'Load more records' }).count()).resolves.toBe(0);
+  const journalItem = page.locator('ul.record-tree > li').filter({ has: page.getByRole('link', { name: 'Journal', exact: true }) });
+  await expect(journalItem.locator('ul.record-tree > li').count()).resolves.toBe(100);
+  await journalItem.getByRole('link', { name: 'Journal', exact: true }).click();
   const episodes = page.getByRole('region', { name: /^Episodes/ });
   await episodes.getByRole('button', { name: 'day/50', exact: true }).waitFor();
   await expect(episodes.getByRole('listitem').count()).resolves.toBe(50);
