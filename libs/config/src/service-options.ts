@@ -76,7 +76,7 @@ export const ServiceOptionsEnvSchema = z.object({
   MEMORY_WORK_PER_AGENT_CONCURRENCY: env.int(1, 1),
   MEMORY_WORK_PER_AGENT_QUEUE: env.int(64, 0),
   // Contextual indexing of memories and the write gap that cuts it (docs/configuration.md, "Recall").
-  RECALL_CONTEXT: z.enum(['on', 'off']).default('off'),
+  RECALL_CONTEXT: z.enum(['on', 'off']).default('on'),
   RECALL_CONTEXT_GAP_SECONDS: env.int(1_800, 0),
   // Heap of tenant indexes the embedded vector index keeps loaded (docs/configuration.md, "Vector index").
   VECTOR_INDEX_MEMORY_BUDGET_MB: env.int(256, 1),

@@ -61,7 +61,7 @@ export interface MemoryModuleOptions {
   /**
    * Contextual indexing (`RECALL_CONTEXT`, `RECALL_CONTEXT_GAP_SECONDS`; docs/configuration.md, "Recall"):
    * whether a memory's index entry borrows from the memories written just before it, and the time gap
-   * that cuts the context. Default off (libs/config), 1800 s (recall/contextual-index.ts, `DEFAULT_CONTEXT`).
+   * that cuts the context. Default on (libs/config), 1800 s (recall/contextual-index.ts, `DEFAULT_CONTEXT`).
    */
   recallContext?: { enabled: boolean; gapSeconds: number };
 }
