@@ -163,15 +163,24 @@ export const AgentsKeysRevokeMessageSchema = z.object({ agentId: AgentIdSchema, 
 /** Finds the agent a wallet signature speaks for: the `local` agent with that wallet, else any agent with it; NOT_FOUND if none. */
 export const AgentsFindByWalletMessageSchema = z.object({ walletAddress: WalletAddressSchema });
 
-export const PasskeysRegisterOptionsMessageSchema = z.object({ humanId: HumanIdSchema.optional(), name: HumanNameSchema.optional() });
+/** How a human session was opened (docs/authentication.md): a passkey ceremony or Sign in with Ethereum. */
+export const SessionMethodSchema = z.enum(['passkey', 'siwe']);
+export type SessionMethod = z.infer<typeof SessionMethodSchema>;
+/** A human session's id (`ses_…`), as `agents.v1.sessions.authenticate` answers it. */
+export const HumanSessionIdSchema = z.string().min(1).max(64);
+/**
+ * Registration options. `humanId` and `sessionId`: the signed-in human adding a passkey and the session
+ * it uses (a SIWE session of an account that has passkeys may not add one: FORBIDDEN; docs/authentication.md).
+ */
+export const PasskeysRegisterOptionsMessageSchema = z.object({ humanId: HumanIdSchema.optional(), sessionId: HumanSessionIdSchema.optional(), name: HumanNameSchema.optional() });
 export const PasskeysLoginOptionsMessageSchema = z.object({});
 /**
  * A ceremony's verify step. `humanId`: the signed-in human finishing it (from `Authorization: Passkey`);
  * a registration that adds a passkey to an account must carry that account's (docs/authentication.md).
  */
-export const PasskeysVerifyMessageSchema = z.object({ response: WebAuthnCredentialJsonSchema, humanId: HumanIdSchema.optional() });
+export const PasskeysVerifyMessageSchema = z.object({ response: WebAuthnCredentialJsonSchema, humanId: HumanIdSchema.optional(), sessionId: HumanSessionIdSchema.optional() });
 export const SessionsAuthenticateMessageSchema = z.object({ token: z.string().min(1).max(512) });
-export const SessionsAuthenticateReplySchema = z.object({ humanId: HumanIdSchema, sessionId: z.string(), expiresAt: TimestampSchema });
+export const SessionsAuthenticateReplySchema = z.object({ humanId: HumanIdSchema, sessionId: z.string(), method: SessionMethodSchema, expiresAt: TimestampSchema });
 export const SessionsEndMessageSchema = z.object({ token: z.string().min(1).max(512) });
 export const SessionsEndReplySchema = z.object({ loggedOut: z.literal(true) });
 export const HumansGetMessageSchema = z.object({ humanId: HumanIdSchema });
@@ -180,8 +189,9 @@ export const PasskeyIdSchema = z.string().min(1).max(1366).regex(/^[A-Za-z0-9_-]
 /**
  * Deletes one passkey of the human (`DELETE /api/v1/humans/me/passkeys/{passkeyId}`): never the last one
  * (FORBIDDEN); another human's or an unknown id: NOT_FOUND (docs/authentication.md, "Passkeys (humans)").
+ * `sessionId`: the session asking; it stays open, every other session of the human ends.
  */
-export const PasskeysDeleteMessageSchema = z.object({ humanId: HumanIdSchema, passkeyId: PasskeyIdSchema });
+export const PasskeysDeleteMessageSchema = z.object({ humanId: HumanIdSchema, sessionId: HumanSessionIdSchema, passkeyId: PasskeyIdSchema });
 /** Answer of a passkey deletion: the passkeys the account keeps (oldest first). */
 export const PasskeysDeleteReplySchema = z.object({ deleted: z.literal(true), passkeys: z.array(PasskeyInfoSchema) });
 export type PasskeysDeleteReply = z.infer<typeof PasskeysDeleteReplySchema>;

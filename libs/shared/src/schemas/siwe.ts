@@ -15,8 +15,8 @@ export const SIWE_DEFAULTS = {
   statement: 'Sign in to the agent-memory dashboard',
 } as const;
 
-/** Longest sign-in message accepted (the prepared one is ~450 characters; a statement or resources a wallet adds stay well below). */
-export const MAX_SIWE_MESSAGE = 4096;
+/** Longest sign-in message accepted, characters (the prepared one is ~450; docs/authentication.md). */
+export const MAX_SIWE_MESSAGE = 1024;
 
 /** POST /api/v1/auth/siwe/nonce body: the wallet that will sign (checksummed or lower case). */
 export const SiweNonceBodySchema = z.strictObject({ address: WalletAddressSchema });
@@ -40,9 +40,16 @@ export const SiweSessionResponseSchema = HumanSessionResponseSchema.extend({ age
 export type SiweSessionResponse = z.infer<typeof SiweSessionResponseSchema>;
 
 // --- bus messages (agents.v1.siwe.*) ---
-/** Prepares a sign-in message; `origin` is the request's `Origin` header, used as the URI when it is one of `PASSKEY_ORIGINS`. */
-export const SiweNonceMessageSchema = z.object({ address: WalletAddressSchema, origin: z.string().max(512).optional() });
-/** Verifies a signed sign-in message; `humanId` is the signed-in human (optional `Authorization: Passkey`), who then claims the agent. */
+/**
+ * Prepares a sign-in message; `origin` is the request's `Origin` header, used as the URI when it is one of
+ * `PASSKEY_ORIGINS`; `humanId` the signed-in human asking (optional `Authorization: Passkey`), whom the
+ * nonce is bound to: verify must come from the same human, or from nobody when nobody asked.
+ */
+export const SiweNonceMessageSchema = z.object({ address: WalletAddressSchema, origin: z.string().max(512).optional(), humanId: HumanIdSchema.optional() });
+/**
+ * Verifies a signed sign-in message; `humanId` is the signed-in human (optional `Authorization: Passkey`),
+ * who then claims an unclaimed agent and links the wallet (docs/authentication.md).
+ */
 export const SiweVerifyMessageSchema = z.object({
   message: z.string().min(1).max(MAX_SIWE_MESSAGE),
   signature: WalletSignatureSchema,

@@ -43,10 +43,14 @@ export interface WalletChallengeRecord {
   expiresAt: Date;
 }
 
-/** A Sign in with Ethereum nonce this service issued for one wallet (EIP-55), single use until `expiresAt`. */
+/**
+ * A Sign in with Ethereum nonce this service issued for one wallet (EIP-55), single use until `expiresAt`;
+ * `humanId`: the signed-in human who asked for it, null when nobody was signed in.
+ */
 export interface SiweNonceRecord {
   nonce: string;
   walletAddress: string;
+  humanId: string | null;
   expiresAt: Date;
 }
 
@@ -105,8 +109,17 @@ export abstract class AgentsRepository {
   abstract createClaim(agentId: string, humanId: string, createdAt: Date, newHuman?: NewHuman): Promise<ClaimRecord>;
   /** The claims of a human, most recent first. */
   abstract listClaims(humanId: string): Promise<ClaimRecord[]>;
-  /** Deletes the claim on the agent (only `humanId`'s when given); returns how many were deleted (0 or 1). */
+  /**
+   * Deletes the claim on the agent (only `humanId`'s when given) and, in the same statement, the link of
+   * its human to the agent's wallet (docs/authentication.md, "Sign in with Ethereum (humans)"); returns how
+   * many claims were deleted (0 or 1).
+   */
   abstract deleteClaim(agentId: string, humanId?: string): Promise<number>;
+
+  /** True when the human account is linked to this wallet (EIP-55): Sign in with Ethereum may sign it in. */
+  abstract isWalletLinked(humanId: string, walletAddress: string): Promise<boolean>;
+  /** Links the human account to the wallet (idempotent). */
+  abstract linkWallet(humanId: string, walletAddress: string, createdAt: Date): Promise<void>;
 
   /** Stores a new wallet challenge, purging those expired before `now`. */
   abstract addWalletChallenge(challenge: WalletChallengeRecord, now: Date): Promise<void>;

@@ -36,11 +36,15 @@ export interface WebauthnChallengeRecord {
   expiresAt: Date;
 }
 
-/** A human session: only the SHA-256 hex of its token is stored. */
+/** How a session was opened (docs/authentication.md). */
+export type SessionMethod = 'passkey' | 'siwe';
+
+/** A human session: only the SHA-256 hex of its token is stored; `method` says how it was opened. */
 export interface SessionRecord {
   id: string;
   humanId: string;
   tokenHash: string;
+  method: SessionMethod;
   createdAt: Date;
   expiresAt: Date;
   endedAt: Date | null;
@@ -55,17 +59,19 @@ export abstract class HumansRepository {
   abstract findHuman(humanId: string): Promise<HumanRecord | null>;
   /**
    * Stores a verified passkey, creating its account first when `newHuman` is given (one transaction);
-   * `already-registered` when a passkey with this id exists.
+   * `already-registered` when a passkey with this id exists. With `onlyFirst`, under the human's row lock,
+   * `not-first` (nothing stored) when the account already has a passkey (a SIWE session adds only the first).
    */
-  abstract addPasskey(passkey: Omit<PasskeyRecord, 'lastUsedAt'>, newHuman?: Omit<HumanRecord, 'passkeys'>): Promise<'added' | 'already-registered'>;
+  abstract addPasskey(passkey: Omit<PasskeyRecord, 'lastUsedAt'>, newHuman?: Omit<HumanRecord, 'passkeys'>, opts?: { onlyFirst?: boolean }): Promise<'added' | 'already-registered' | 'not-first'>;
   /** The passkey with this credential id and its human's user handle; null when unknown. */
   abstract findPasskey(credentialId: string): Promise<(PasskeyRecord & { webauthnUserId: string }) | null>;
   /**
    * Deletes the human's passkey `credentialId` unless it is the human's last one, in one transaction
    * under the human's row lock (two concurrent deletions of the last two passkeys: one of them is `last`).
-   * `not-found` when the human has no passkey with this id (unknown, or another human's).
+   * `not-found` when the human has no passkey with this id (unknown, or another human's). When deleted,
+   * every other open session of the human (all but `keepSessionId`) ends at `now`, in the same transaction.
    */
-  abstract deletePasskey(humanId: string, credentialId: string): Promise<'deleted' | 'not-found' | 'last'>;
+  abstract deletePasskey(humanId: string, credentialId: string, keepSessionId: string, now: Date): Promise<'deleted' | 'not-found' | 'last'>;
   /** Stores the signature counter of a sign-in and when it happened. */
   abstract recordPasskeyUse(credentialId: string, counter: bigint, usedAt: Date): Promise<void>;
 
@@ -76,6 +82,8 @@ export abstract class HumansRepository {
 
   /** Stores a new session, purging the human's sessions that expired before `now`. */
   abstract addSession(session: Omit<SessionRecord, 'endedAt'>, now: Date): Promise<void>;
+  /** The session with this id; null when unknown. */
+  abstract findSession(sessionId: string): Promise<SessionRecord | null>;
   /** The session whose token has this SHA-256 hex; null when unknown. */
   abstract findSessionByTokenHash(tokenHash: string): Promise<SessionRecord | null>;
   /** Marks the session signed out at `endedAt`. */

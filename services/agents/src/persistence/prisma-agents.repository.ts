@@ -92,8 +92,28 @@ export class PrismaAgentsRepository extends AgentsRepository {
   }
 
   async deleteClaim(agentId: string, humanId?: string): Promise<number> {
-    const { count } = await this.db.agentClaim.deleteMany({ where: humanId === undefined ? { agentId } : { agentId, humanId } });
-    return count;
+    // One statement: the claim and its human's link to the agent's wallet go together.
+    const rows = await this.db.$queryRaw<Array<{ n: number }>>`
+      WITH gone AS (
+        DELETE FROM "agents"."agent_claims" c
+        WHERE c."agent_id" = ${agentId} AND (${humanId ?? null}::text IS NULL OR c."human_id" = ${humanId ?? null}::text)
+        RETURNING c."human_id", c."agent_id"
+      ), unlinked AS (
+        DELETE FROM "agents"."human_wallets" w
+        USING gone g JOIN "agents"."agents" a ON a."id" = g."agent_id"
+        WHERE w."human_id" = g."human_id" AND w."wallet_address" = a."wallet_address"
+        RETURNING 1
+      )
+      SELECT (SELECT count(*) FROM gone)::int AS "n", (SELECT count(*) FROM unlinked)::int AS "unlinked"`;
+    return rows[0]?.n ?? 0;
+  }
+
+  async isWalletLinked(humanId: string, walletAddress: string): Promise<boolean> {
+    return (await this.db.humanWallet.findUnique({ where: { humanId_walletAddress: { humanId, walletAddress } }, select: { humanId: true } })) !== null;
+  }
+
+  async linkWallet(humanId: string, walletAddress: string, createdAt: Date): Promise<void> {
+    await this.db.humanWallet.upsert({ where: { humanId_walletAddress: { humanId, walletAddress } }, create: { humanId, walletAddress, createdAt }, update: {} });
   }
 
   async addWalletChallenge(challenge: WalletChallengeRecord, now: Date): Promise<void> {
@@ -112,9 +132,9 @@ export class PrismaAgentsRepository extends AgentsRepository {
 
   async takeSiweNonce(nonce: string): Promise<SiweNonceRecord | null> {
     // DELETE … RETURNING: one statement, so two concurrent verifies cannot both take the nonce.
-    const rows = await this.db.$queryRaw<Array<{ nonce: string; wallet_address: string; expires_at: Date }>>`DELETE FROM "agents"."siwe_nonces" WHERE "nonce" = ${nonce} RETURNING "nonce", "wallet_address", "expires_at"`;
+    const rows = await this.db.$queryRaw<Array<{ nonce: string; wallet_address: string; human_id: string | null; expires_at: Date }>>`DELETE FROM "agents"."siwe_nonces" WHERE "nonce" = ${nonce} RETURNING "nonce", "wallet_address", "human_id", "expires_at"`;
     const row = rows[0];
-    return row ? { nonce: row.nonce, walletAddress: row.wallet_address, expiresAt: row.expires_at } : null;
+    return row ? { nonce: row.nonce, walletAddress: row.wallet_address, humanId: row.human_id, expiresAt: row.expires_at } : null;
   }
 }
 

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { type HumanRecord, HumansRepository, type PasskeyRecord, type SessionRecord, type WebauthnChallengeRecord } from './humans.repository';
+import { type HumanRecord, HumansRepository, type PasskeyRecord, type SessionMethod, type SessionRecord, type WebauthnChallengeRecord } from './humans.repository';
 import { AGENTS_PRISMA, type AgentsPrismaClient, isUniqueViolation } from './prisma';
 
 /** The human accounts store on PostgreSQL through Prisma (with `prisma-agents.repository.ts`, the only Prisma callers of the agents service). */
@@ -13,13 +13,18 @@ export class PrismaHumansRepository extends HumansRepository {
     return this.db.human.findUnique({ where: { id: humanId }, include: { passkeys: { orderBy: { createdAt: 'asc' } } } });
   }
 
-  async addPasskey(passkey: Omit<PasskeyRecord, 'lastUsedAt'>, newHuman?: Omit<HumanRecord, 'passkeys'>): Promise<'added' | 'already-registered'> {
+  async addPasskey(passkey: Omit<PasskeyRecord, 'lastUsedAt'>, newHuman?: Omit<HumanRecord, 'passkeys'>, opts: { onlyFirst?: boolean } = {}): Promise<'added' | 'already-registered' | 'not-first'> {
     try {
-      await this.db.$transaction(async (tx) => {
+      return await this.db.$transaction(async (tx) => {
         if (newHuman) await tx.human.create({ data: newHuman });
+        if (opts.onlyFirst) {
+          // The human's row lock (as deletePasskey) serialises two first passkeys of one account.
+          await tx.$queryRaw`SELECT "id" FROM "agents"."humans" WHERE "id" = ${passkey.humanId} FOR UPDATE`;
+          if ((await tx.passkeyCredential.count({ where: { humanId: passkey.humanId } })) > 0) return 'not-first' as const;
+        }
         await tx.passkeyCredential.create({ data: { ...passkey, publicKey: new Uint8Array(passkey.publicKey) } });
+        return 'added' as const;
       });
-      return 'added';
     } catch (err) {
       if (isUniqueViolation(err)) return 'already-registered';
       throw err;
@@ -33,7 +38,7 @@ export class PrismaHumansRepository extends HumansRepository {
     return { ...passkey, webauthnUserId: human.webauthnUserId };
   }
 
-  async deletePasskey(humanId: string, credentialId: string): Promise<'deleted' | 'not-found' | 'last'> {
+  async deletePasskey(humanId: string, credentialId: string, keepSessionId: string, now: Date): Promise<'deleted' | 'not-found' | 'last'> {
     return this.db.$transaction(async (tx) => {
       // The human's row lock serialises deletions of its passkeys, so the count below stays true until commit.
       const locked = await tx.$queryRaw<Array<{ id: string }>>`SELECT "id" FROM "agents"."humans" WHERE "id" = ${humanId} FOR UPDATE`;
@@ -42,6 +47,7 @@ export class PrismaHumansRepository extends HumansRepository {
       if (!passkeys.some((p) => p.id === credentialId)) return 'not-found';
       if (passkeys.length <= 1) return 'last';
       await tx.passkeyCredential.delete({ where: { id: credentialId } });
+      await tx.humanSession.updateMany({ where: { humanId, id: { not: keepSessionId }, endedAt: null }, data: { endedAt: now } });
       return 'deleted';
     });
   }
@@ -64,8 +70,14 @@ export class PrismaHumansRepository extends HumansRepository {
     await this.db.humanSession.create({ data: session });
   }
 
-  findSessionByTokenHash(tokenHash: string): Promise<SessionRecord | null> {
-    return this.db.humanSession.findUnique({ where: { tokenHash } });
+  async findSession(sessionId: string): Promise<SessionRecord | null> {
+    const row = await this.db.humanSession.findUnique({ where: { id: sessionId } });
+    return row ? { ...row, method: row.method as SessionMethod } : null;
+  }
+
+  async findSessionByTokenHash(tokenHash: string): Promise<SessionRecord | null> {
+    const row = await this.db.humanSession.findUnique({ where: { tokenHash } });
+    return row ? { ...row, method: row.method as SessionMethod } : null;
   }
 
   async endSession(sessionId: string, endedAt: Date): Promise<void> {

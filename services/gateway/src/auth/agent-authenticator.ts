@@ -84,9 +84,9 @@ export class AgentAuthenticator {
   }
 
   /** `Passkey <session>` → the signed-in human. */
-  async bySession(token: string): Promise<{ humanId: string }> {
+  async bySession(token: string): Promise<{ humanId: string; sessionId: string }> {
     const session = await this.bus.request(SUBJECTS.humans.authenticateSession, { token }, SessionsAuthenticateReplySchema);
-    return { humanId: session.humanId };
+    return { humanId: session.humanId, sessionId: session.sessionId };
   }
 
   /** The principal of an agent the human claimed; NOT_FOUND otherwise. */

@@ -12,6 +12,6 @@ export const Principal = createParamDecorator((_data: unknown, context: Executio
 export type Principal = AgentPrincipal;
 
 /** The signed-in human (`Authorization: Passkey`), as HumanSessionGuard set it: `handler(@SignedInHuman() human: SignedInHuman)`. */
-export const SignedInHuman = createParamDecorator((_data: unknown, context: ExecutionContext): { humanId: string } => humanOf(context.switchToHttp().getRequest<GatewayRequest>()));
-/** The type of the {@link SignedInHuman} parameter. */
-export type SignedInHuman = { humanId: string };
+export const SignedInHuman = createParamDecorator((_data: unknown, context: ExecutionContext): { humanId: string; sessionId: string } => humanOf(context.switchToHttp().getRequest<GatewayRequest>()));
+/** The type of the {@link SignedInHuman} parameter: the human and the id of the session it presented. */
+export type SignedInHuman = { humanId: string; sessionId: string };

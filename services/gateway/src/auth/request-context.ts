@@ -8,8 +8,8 @@ export interface GatewayRequestState {
   principal?: Principal;
   /** How the caller authenticated; goes into the usage ledger. */
   authMethod?: 'agent_key' | 'signature' | 'passkey';
-  /** The signed-in human (`Authorization: Passkey`). */
-  human?: { humanId: string };
+  /** The signed-in human (`Authorization: Passkey`) and the id of the session it presented. */
+  human?: { humanId: string; sessionId: string };
   /**
    * The call is an erasure (forget, delete record) by the human who claimed the agent, with its passkey
    * session: free, neither charged nor recorded in the ledger (docs/billing.md, "Prices").
@@ -43,7 +43,7 @@ export function principalOf(req: GatewayRequest): Principal {
 }
 
 /** The signed-in human; throws if the session guard did not run (a programming error). */
-export function humanOf(req: GatewayRequest): { humanId: string } {
+export function humanOf(req: GatewayRequest): { humanId: string; sessionId: string } {
   const h = req.gateway?.human;
   if (!h) throw new Error('No human on the request: is the session guard missing?');
   return h;

@@ -47,19 +47,20 @@ export class HumansController {
 
   /**
    * Deletes one of the human's passkeys (docs/authentication.md, "Passkeys (humans)"): never the last one
-   * (403); another human's or an unknown id: 404. Sessions stay valid.
+   * (403); another human's or an unknown id: 404; a Sign in with Ethereum session of an account with
+   * passkeys: 403. Every other session of the human ends; the calling one stays open.
    */
   @Delete('passkeys/:passkeyId')
   @HttpCode(200)
   @Returns(PasskeysDeleteReplySchema, {
     summary: 'Delete one of the human\'s passkeys',
-    description: 'Answers the passkeys the account keeps. The last passkey cannot be deleted (403, nothing changes); another account\'s or an unknown id: 404. Sessions are not ended: sign out to end one.',
+    description: 'Answers the passkeys the account keeps. The last passkey cannot be deleted (403, nothing changes); a Sign in with Ethereum session may not delete passkeys (403: sign in with a passkey); another account\'s or an unknown id: 404. Every other session of the account ends; the calling session stays open.',
     errors: ['FORBIDDEN', 'NOT_FOUND'],
   })
   @HumanRoute()
   deletePasskey(@SignedInHuman() human: SignedInHuman, @Param('passkeyId') passkeyId: string) {
     if (!PasskeyIdSchema.safeParse(passkeyId).success) throw new NotFoundError('Passkey not found');
-    return this.bus.request(SUBJECTS.humans.deletePasskey, { humanId: human.humanId, passkeyId }, PasskeysDeleteReplySchema);
+    return this.bus.request(SUBJECTS.humans.deletePasskey, { humanId: human.humanId, sessionId: human.sessionId, passkeyId }, PasskeysDeleteReplySchema);
   }
 
   /**

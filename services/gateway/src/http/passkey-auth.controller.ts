@@ -25,11 +25,15 @@ export class PasskeyAuthController {
   /** Registration options: a new account (`name` required), or, signed in, one more passkey for the account. */
   @Post('passkey/register/options')
   @HttpCode(200)
-  @Returns(PasskeyOptionsResponseSchema, { summary: 'Passkey registration options', description: 'A new account (`name` required), or, signed in with `Authorization: Passkey`, one more passkey for the account.' })
+  @Returns(PasskeyOptionsResponseSchema, {
+    summary: 'Passkey registration options',
+    description: 'A new account (`name` required), or, signed in with `Authorization: Passkey`, one more passkey for the account. A Sign in with Ethereum session may add only the account\'s first passkey (else 403: sign in with a passkey).',
+    errors: ['FORBIDDEN'],
+  })
   @PublicRoute({ limit: 'client', optionalPasskey: true })
   async registerOptions(@Req() req: GatewayRequest, @Body() { name }: PasskeyRegisterOptionsDto) {
-    const humanId = await this.optionalSession(req);
-    return this.bus.request(SUBJECTS.humans.passkeyRegisterOptions, { humanId, name }, PasskeyOptionsResponseSchema);
+    const session = await this.optionalSession(req);
+    return this.bus.request(SUBJECTS.humans.passkeyRegisterOptions, { ...session, name }, PasskeyOptionsResponseSchema);
   }
 
   /**
@@ -38,11 +42,15 @@ export class PasskeyAuthController {
    */
   @Post('passkey/register/verify')
   @HttpCode(200)
-  @Returns(HumanSessionResponseSchema, { summary: 'Finish a passkey registration: a session', description: 'A ceremony begun signed in must be finished with a session of the same account (none: 401, another account\'s: 403).', errors: ['FORBIDDEN'] })
+  @Returns(HumanSessionResponseSchema, {
+    summary: 'Finish a passkey registration: a session',
+    description: 'A ceremony begun signed in must be finished with a session of the same account (none: 401, another account\'s: 403). A Sign in with Ethereum session adds only the account\'s first passkey (else 403).',
+    errors: ['FORBIDDEN'],
+  })
   @PublicRoute({ limit: 'client', optionalPasskey: true })
   async registerVerify(@Req() req: GatewayRequest, @Body() { response }: PasskeyVerifyDto) {
-    const humanId = await this.optionalSession(req);
-    return this.bus.request(SUBJECTS.humans.passkeyRegisterVerify, { response, humanId }, HumanSessionResponseSchema);
+    const session = await this.optionalSession(req);
+    return this.bus.request(SUBJECTS.humans.passkeyRegisterVerify, { response, ...session }, HumanSessionResponseSchema);
   }
 
   @Post('passkey/login/options')
@@ -64,41 +72,48 @@ export class PasskeyAuthController {
   /**
    * Sign in with Ethereum, step 1 (docs/authentication.md, "Sign in with Ethereum (humans)"): the EIP-4361
    * message for the wallet to sign unchanged. The page's `Origin` becomes its URI when it is one of
-   * `PASSKEY_ORIGINS`.
+   * `PASSKEY_ORIGINS`. An optional `Authorization: Passkey` binds the nonce to that human: verify must
+   * then carry a session of the same human (and none when none was sent here).
    */
   @Post('siwe/nonce')
   @HttpCode(200)
-  @Returns(SiweNonceResponseSchema, { summary: 'Sign in with Ethereum: the message to sign', description: 'An EIP-4361 message naming this deployment (domain, URI, chain id) and the wallet, with a single-use nonce valid 5 minutes.' })
-  @PublicRoute({ limit: 'client' })
-  siweNonce(@Req() req: GatewayRequest, @Body() { address }: SiweNonceDto) {
+  @Returns(SiweNonceResponseSchema, {
+    summary: 'Sign in with Ethereum: the message to sign',
+    description: 'An EIP-4361 message naming this deployment (domain, URI, chain id) and the wallet, with a single-use nonce valid 5 minutes. With `Authorization: Passkey` the nonce is bound to that account: verify must carry a session of the same account (without it here, none there).',
+  })
+  @PublicRoute({ limit: 'client', optionalPasskey: true })
+  async siweNonce(@Req() req: GatewayRequest, @Body() { address }: SiweNonceDto) {
     const origin = typeof req.headers.origin === 'string' ? req.headers.origin : undefined;
-    return this.bus.request(SUBJECTS.humans.siweNonce, { address, ...(origin ? { origin } : {}) }, SiweNonceResponseSchema);
+    const session = await this.optionalSession(req);
+    return this.bus.request(SUBJECTS.humans.siweNonce, { address, ...(origin ? { origin } : {}), ...(session ? { humanId: session.humanId } : {}) }, SiweNonceResponseSchema);
   }
 
   /**
-   * Sign in with Ethereum, step 2: the signed message → a passkey-style session of the human who owns the
-   * wallet's agent (a signed-in human sending it claims an unclaimed agent; nobody signed in: a new
-   * wallet-only account claims it). Any failed check is 401 with one line.
+   * Sign in with Ethereum, step 2: the signed message → a session of the human who owns the wallet's
+   * agent, if that human is the signed-in one or, nobody signed in, is linked to the wallet (else 403, no
+   * session); an unclaimed agent is claimed by the signed-in human, else by a new wallet-only account, and
+   * that account is linked to the wallet. Any failed check of the message is 401 with one line.
    */
   @Post('siwe/verify')
   @HttpCode(200)
   @Returns(SiweSessionResponseSchema, {
     summary: 'Sign in with Ethereum: a session, with the wallet’s agent claimed',
-    description: 'A message that is not ours (domain, URI, chain, nonce), expired, not the wallet’s signature, or a wallet no agent has: 401. With `Authorization: Passkey`, an unclaimed agent is claimed by that account.',
-    errors: ['UNAUTHORIZED'],
+    description:
+      'A message that is not ours (domain, URI, chain, nonce), expired, not the wallet’s signature, a nonce asked for by another account (or with/without a session unlike this call), or a wallet no agent has: 401. With `Authorization: Passkey`, an unclaimed agent is claimed by that account, which is then linked to the wallet. An agent owned by an account not linked to the wallet (or, signed in, by another account): 403, no session.',
+    errors: ['UNAUTHORIZED', 'FORBIDDEN'],
   })
   @PublicRoute({ limit: 'client', optionalPasskey: true })
   async siweVerify(@Req() req: GatewayRequest, @Body() { message, signature }: SiweVerifyDto) {
-    const humanId = await this.optionalSession(req);
-    return this.bus.request(SUBJECTS.humans.siweVerify, { message, signature, ...(humanId ? { humanId } : {}) }, SiweSessionResponseSchema);
+    const session = await this.optionalSession(req);
+    return this.bus.request(SUBJECTS.humans.siweVerify, { message, signature, ...(session ? { humanId: session.humanId } : {}) }, SiweSessionResponseSchema);
   }
 
-  /** The signed-in human of an optional `Authorization: Passkey <session>`; undefined without the header, 401 for any other. */
-  private async optionalSession(req: GatewayRequest): Promise<string | undefined> {
+  /** The signed-in human and session of an optional `Authorization: Passkey <session>`; undefined without the header, 401 for any other. */
+  private async optionalSession(req: GatewayRequest): Promise<{ humanId: string; sessionId: string } | undefined> {
     if (req.headers.authorization === undefined) return undefined;
     const parsed = parseAuthorization(req.headers.authorization);
     if (parsed?.scheme !== 'Passkey') throw new UnauthorizedError('Invalid Authorization header: expected "Passkey <session credential>" or none');
-    return (await this.auth.bySession(parsed.credential)).humanId;
+    return this.auth.bySession(parsed.credential);
   }
 
   /** Sign out: the session credential stops working at once. */

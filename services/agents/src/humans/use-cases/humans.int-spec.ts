@@ -1,4 +1,4 @@
-import type { WebAuthnCredentialJson } from '@agent-memory/shared';
+import { newId, type WebAuthnCredentialJson } from '@agent-memory/shared';
 import { createPasskeyDevice, openEmbeddedTestPrisma, type PasskeyDevice } from '@agent-memory/testing';
 import { seedAgent as seedAgentIn } from '../../persistence/agents.fixture';
 import { PrismaAgentsRepository } from '../../persistence/prisma-agents.repository';
@@ -41,6 +41,12 @@ async function register(device: PasskeyDevice, name = 'Ana', origin = ORIGIN) {
   return passkeys.registrationVerify({ response: asJson(device.create(options, origin)) });
 }
 
+/** The human and session id of a session answer, as the gateway passes them on (`Authorization: Passkey`). */
+async function signedIn(answer: { token: string }): Promise<{ humanId: string; sessionId: string }> {
+  const { humanId, sessionId } = await sessions.authenticate({ token: answer.token });
+  return { humanId, sessionId };
+}
+
 async function signIn(device: PasskeyDevice, origin = ORIGIN) {
   const { options } = await passkeys.authenticationOptions();
   return passkeys.authenticationVerify({ response: asJson(device.get(options, origin)) });
@@ -70,8 +76,9 @@ describe('passkey registration and sign-in', () => {
     const phone = createPasskeyDevice(ORIGIN);
     const laptop = createPasskeyDevice(ORIGIN);
     const first = await register(phone, 'Bo');
-    const { options } = await passkeys.registrationOptions({ humanId: first.human.id });
-    const second = await passkeys.registrationVerify({ response: asJson(laptop.create(options)), humanId: first.human.id });
+    const session = await signedIn(first);
+    const { options } = await passkeys.registrationOptions(session);
+    const second = await passkeys.registrationVerify({ response: asJson(laptop.create(options)), ...session });
     expect(second.human.id).toBe(first.human.id);
     expect(second.human.passkeys).toHaveLength(2);
     expect((await signIn(laptop)).human.id).toBe(first.human.id);
@@ -82,10 +89,10 @@ describe('passkey registration and sign-in', () => {
     const intruder = await register(createPasskeyDevice(ORIGIN), 'Hal');
     for (const [session, code] of [
       [undefined, 'UNAUTHORIZED'],
-      [{ humanId: intruder.human.id }, 'FORBIDDEN'],
+      [await signedIn(intruder), 'FORBIDDEN'],
     ] as const) {
       // whoever holds the challenge made their own authenticator answer it
-      const { options } = await passkeys.registrationOptions({ humanId: owner.human.id });
+      const { options } = await passkeys.registrationOptions(await signedIn(owner));
       const attacker = createPasskeyDevice(ORIGIN);
       await expect(passkeys.registrationVerify({ response: asJson(attacker.create(options)), ...session })).rejects.toMatchObject({ code });
     }
@@ -131,26 +138,86 @@ describe('passkey registration and sign-in', () => {
 describe('passkey deletion', () => {
   async function withPasskeys(name: string, count: number) {
     const first = await register(createPasskeyDevice(ORIGIN), name);
+    const session = await signedIn(first);
     for (let i = 1; i < count; i++) {
-      const { options } = await passkeys.registrationOptions({ humanId: first.human.id });
-      await passkeys.registrationVerify({ response: asJson(createPasskeyDevice(ORIGIN).create(options)), humanId: first.human.id });
+      const { options } = await passkeys.registrationOptions(session);
+      await passkeys.registrationVerify({ response: asJson(createPasskeyDevice(ORIGIN).create(options)), ...session });
     }
-    return { ...first, human: await passkeys.getHuman({ humanId: first.human.id }) };
+    return { ...first, session, human: await passkeys.getHuman({ humanId: first.human.id }) };
   }
 
-  it('deletes one passkey and answers those kept; never the last (FORBIDDEN); another human’s or unknown: NOT_FOUND; the session stays valid', async () => {
-    const { human, token } = await withPasskeys('Jo', 2);
+  it('deletes one passkey and answers those kept; never the last (FORBIDDEN); another human’s or unknown: NOT_FOUND; the calling session stays valid', async () => {
+    const { human, token, session } = await withPasskeys('Jo', 2);
     const other = await withPasskeys('Kim', 2);
     const [keep, drop] = human.passkeys;
-    await expect(passkeys.deletePasskey({ humanId: human.id, passkeyId: other.human.passkeys[0].id })).rejects.toMatchObject({ code: 'NOT_FOUND' });
-    await expect(passkeys.deletePasskey({ humanId: human.id, passkeyId: 'bm8tc3VjaC1wYXNza2V5' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(passkeys.deletePasskey({ ...session, passkeyId: other.human.passkeys[0].id })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(passkeys.deletePasskey({ ...session, passkeyId: 'bm8tc3VjaC1wYXNza2V5' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
     expect(await prisma.passkeyCredential.count({ where: { humanId: other.human.id } })).toBe(2);
 
-    expect(await passkeys.deletePasskey({ humanId: human.id, passkeyId: drop.id })).toEqual({ deleted: true, passkeys: [keep] });
-    await expect(passkeys.deletePasskey({ humanId: human.id, passkeyId: drop.id })).rejects.toMatchObject({ code: 'NOT_FOUND' });
-    await expect(passkeys.deletePasskey({ humanId: human.id, passkeyId: keep.id })).rejects.toMatchObject({ code: 'FORBIDDEN', message: expect.stringMatching(/last passkey/) });
+    expect(await passkeys.deletePasskey({ ...session, passkeyId: drop.id })).toEqual({ deleted: true, passkeys: [keep] });
+    await expect(passkeys.deletePasskey({ ...session, passkeyId: drop.id })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(passkeys.deletePasskey({ ...session, passkeyId: keep.id })).rejects.toMatchObject({ code: 'FORBIDDEN', message: expect.stringMatching(/last passkey/) });
     expect((await passkeys.getHuman({ humanId: human.id })).passkeys).toEqual([keep]);
     expect(await sessions.authenticate({ token })).toMatchObject({ humanId: human.id });
+  });
+
+  it('ends every other session of the human (a lost passkey’s too), keeps the calling one and other humans’ sessions', async () => {
+    const phone = createPasskeyDevice(ORIGIN);
+    const laptop = createPasskeyDevice(ORIGIN);
+    const first = await register(phone, 'Lea');
+    const calling = await signedIn(first);
+    const { options } = await passkeys.registrationOptions(calling);
+    await passkeys.registrationVerify({ response: asJson(laptop.create(options)), ...calling });
+    const onLaptop = await signIn(laptop);
+    const walletSession = await sessions.issue(first.human.id, 'siwe');
+    const stranger = await withPasskeys('Mo', 1);
+    const lost = (await passkeys.getHuman({ humanId: first.human.id })).passkeys[1];
+    await passkeys.deletePasskey({ ...calling, passkeyId: lost.id });
+    expect(await sessions.authenticate({ token: first.token })).toMatchObject({ humanId: first.human.id });
+    for (const token of [onLaptop.token, walletSession.token]) await expect(sessions.authenticate({ token })).rejects.toMatchObject({ code: 'UNAUTHORIZED', message: expect.stringMatching(/signed out/) });
+    expect(await sessions.authenticate({ token: stranger.token })).toMatchObject({ humanId: stranger.human.id });
+  });
+});
+
+describe('a Sign in with Ethereum session and passkeys', () => {
+  const NEEDS_PASSKEY = { code: 'FORBIDDEN', message: expect.stringMatching(/^Sign in with a passkey to manage passkeys/) };
+
+  it('of an account that has passkeys may not add one (options, or finishing a ceremony begun with a passkey session) nor delete one', async () => {
+    const owner = await register(createPasskeyDevice(ORIGIN), 'Ned');
+    const second = createPasskeyDevice(ORIGIN);
+    const passkeySession = await signedIn(owner);
+    const { options } = await passkeys.registrationOptions(passkeySession);
+    const { token } = await sessions.issue(owner.human.id, 'siwe');
+    const walletSession = await signedIn({ token });
+    expect(await sessions.authenticate({ token })).toMatchObject({ method: 'siwe' });
+    await expect(passkeys.registrationOptions(walletSession)).rejects.toMatchObject(NEEDS_PASSKEY);
+    await expect(passkeys.registrationVerify({ response: asJson(second.create(options)), ...walletSession })).rejects.toMatchObject(NEEDS_PASSKEY);
+    await expect(passkeys.deletePasskey({ ...walletSession, passkeyId: owner.human.passkeys[0].id })).rejects.toMatchObject(NEEDS_PASSKEY);
+    expect(await prisma.passkeyCredential.count({ where: { humanId: owner.human.id } })).toBe(1);
+    // the passkey session may
+    const again = await passkeys.registrationOptions(passkeySession);
+    await passkeys.registrationVerify({ response: asJson(second.create(again.options)), ...passkeySession });
+    expect(await prisma.passkeyCredential.count({ where: { humanId: owner.human.id } })).toBe(2);
+  });
+
+  it('of a wallet-only account adds its first passkey, and only the first (two ceremonies begun before either ended: the second is FORBIDDEN)', async () => {
+    const humanId = newId('human');
+    await prisma.human.create({ data: { id: humanId, name: 'Wallet 0xAbCd…1234', webauthnUserId: Buffer.from(humanId).toString('base64url') } });
+    const walletSession = await signedIn(await sessions.issue(humanId, 'siwe'));
+    const one = await passkeys.registrationOptions(walletSession);
+    const two = await passkeys.registrationOptions(walletSession);
+    const added = await passkeys.registrationVerify({ response: asJson(createPasskeyDevice(ORIGIN).create(one.options)), ...walletSession });
+    expect(added.human.passkeys).toHaveLength(1);
+    await expect(passkeys.registrationVerify({ response: asJson(createPasskeyDevice(ORIGIN).create(two.options)), ...walletSession })).rejects.toMatchObject(NEEDS_PASSKEY);
+    await expect(passkeys.registrationOptions(walletSession)).rejects.toMatchObject(NEEDS_PASSKEY);
+    expect(await prisma.passkeyCredential.count({ where: { humanId } })).toBe(1);
+  });
+
+  it('a session id that is not the human’s open session is UNAUTHORIZED', async () => {
+    const a = await register(createPasskeyDevice(ORIGIN), 'Olu');
+    const b = await register(createPasskeyDevice(ORIGIN), 'Pia');
+    await expect(passkeys.registrationOptions({ humanId: a.human.id, sessionId: (await signedIn(b)).sessionId })).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
+    await expect(passkeys.registrationOptions({ humanId: a.human.id })).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
   });
   // Concurrent deletions: passkey-deletion.int-spec.ts (a pool of connections; PGlite here runs one statement at a time).
 });

@@ -17,12 +17,14 @@ let close: () => Promise<void>;
 let prisma: AgentsPrismaClient;
 let humans: PrismaHumansRepository;
 let passkeys: PasskeysUseCases;
+let sessions: SessionsUseCases;
 
 beforeAll(async () => {
   ({ prisma, close } = await openTestPrisma(openAgentsPrisma, 12));
   humans = new PrismaHumansRepository(prisma);
   const clock = () => new Date();
-  passkeys = new PasskeysUseCases(humans, OPTIONS, clock, new SessionsUseCases(humans, 'amk', OPTIONS, clock));
+  sessions = new SessionsUseCases(humans, 'amk', OPTIONS, clock);
+  passkeys = new PasskeysUseCases(humans, OPTIONS, clock, sessions);
 }, 60_000);
 afterAll(() => close?.());
 
@@ -39,7 +41,9 @@ async function humanWithPasskeys(count: number): Promise<{ humanId: string; pass
 it('concurrent deletions of every passkey of an account leave exactly one (the others: FORBIDDEN)', async () => {
   for (let round = 0; round < 8; round++) {
     const { humanId, passkeyIds } = await humanWithPasskeys(4);
-    const outcomes = await Promise.allSettled(passkeyIds.map((passkeyId) => passkeys.deletePasskey({ humanId, passkeyId })));
+    const { token } = await sessions.issue(humanId, 'passkey');
+    const { sessionId } = await sessions.authenticate({ token });
+    const outcomes = await Promise.allSettled(passkeyIds.map((passkeyId) => passkeys.deletePasskey({ humanId, sessionId, passkeyId })));
     expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(3);
     expect(outcomes.flatMap((o) => (o.status === 'rejected' ? [(o.reason as { code: string }).code] : []))).toEqual(['FORBIDDEN']);
     expect(await prisma.passkeyCredential.count({ where: { humanId } })).toBe(1);

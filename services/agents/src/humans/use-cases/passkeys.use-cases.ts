@@ -15,6 +15,9 @@ import type { AuthenticationOptionsMessage, DeletePasskeyMessage, GetHumanMessag
 import { PASSKEY_OPTIONS, type PasskeyOptions } from '../passkey.options';
 import { SessionsUseCases } from './sessions.use-cases';
 
+/** The one line a SIWE session of an account with passkeys gets when it tries to manage them. */
+const NEEDS_PASSKEY_SESSION = 'Sign in with a passkey to manage passkeys: a Sign in with Ethereum session may only add an account\'s first passkey';
+
 /**
  * Passkeys for humans (docs/authentication.md, "Passkeys (humans)") with `@simplewebauthn/server`:
  * registration (a new account, or another passkey for the signed-in one) and sign-in with a discoverable
@@ -35,14 +38,17 @@ export class PasskeysUseCases {
   ) {}
 
   /**
-   * Options for `navigator.credentials.create()`. With `humanId` (signed in) the passkey is added to
-   * that account; otherwise `name` is required and the account is created when the passkey is verified.
+   * Options for `navigator.credentials.create()`. With `humanId` and `sessionId` (signed in) the passkey
+   * is added to that account; otherwise `name` is required and the account is created when the passkey is
+   * verified. FORBIDDEN when the session is a Sign in with Ethereum one and the account has a passkey.
    */
   async registrationOptions(m: RegistrationOptionsMessage) {
     let human: HumanRecord | null = null;
     if (m.humanId) {
+      const method = await this.sessions.methodOf(m.humanId, m.sessionId);
       human = await this.humans.findHuman(m.humanId);
       if (!human) throw new UnauthorizedError('Invalid passkey session credential');
+      if (method === 'siwe' && human.passkeys.length > 0) throw new ForbiddenError(NEEDS_PASSKEY_SESSION);
     }
     const name = human ? human.name : m.name;
     if (!name) throw new ValidationError('name: required to create an account (or sign in first to add a passkey to yours)');
@@ -67,14 +73,18 @@ export class PasskeysUseCases {
    * `humanId` is the signed-in human finishing the ceremony (`Authorization: Passkey`, resolved by the
    * gateway). A ceremony that adds a passkey to an account is bound to that account: it finishes only in
    * one of its sessions (none: UNAUTHORIZED; another human's: FORBIDDEN), so that holding the challenge
-   * alone cannot add an attacker's authenticator (docs/authentication.md, "Passkeys"). The challenge is
-   * consumed either way. A new account's ceremony needs no session.
+   * alone cannot add an attacker's authenticator (docs/authentication.md, "Passkeys"). A Sign in with
+   * Ethereum session adds only the account's first passkey (FORBIDDEN once it has one, checked again
+   * under the account's row lock as the passkey is stored). The challenge is consumed either way. A new
+   * account's ceremony needs no session.
    */
-  async registrationVerify({ response, humanId: sessionHumanId }: PasskeyVerifyMessage): Promise<HumanSessionResponse> {
+  async registrationVerify({ response, humanId: sessionHumanId, sessionId }: PasskeyVerifyMessage): Promise<HumanSessionResponse> {
     const challenge = await this.consumeChallenge(response, 'registration');
+    let onlyFirst = false;
     if (challenge.humanId !== null) {
       if (!sessionHumanId) throw new UnauthorizedError('Adding a passkey to an account needs that account’s session: send the Authorization: Passkey header that started the ceremony');
       if (sessionHumanId !== challenge.humanId) throw new ForbiddenError('This passkey ceremony was started by another account');
+      onlyFirst = (await this.sessions.methodOf(sessionHumanId, sessionId)) === 'siwe';
     }
     const { registrationInfo: info } = await this.verified('registration', () =>
       verifyRegistrationResponse({
@@ -98,7 +108,9 @@ export class PasskeysUseCases {
       backedUp: info.credentialBackedUp,
       createdAt: now,
     };
-    if ((await this.humans.addPasskey(passkey, newHuman)) === 'already-registered') throw new ValidationError('response: this passkey is already registered');
+    const added = await this.humans.addPasskey(passkey, newHuman, { onlyFirst });
+    if (added === 'already-registered') throw new ValidationError('response: this passkey is already registered');
+    if (added === 'not-first') throw new ForbiddenError(NEEDS_PASSKEY_SESSION);
     return this.signIn(humanId);
   }
 
@@ -155,19 +167,21 @@ export class PasskeysUseCases {
   /**
    * Deletes one of the human's passkeys (docs/authentication.md, "Passkeys (humans)") and answers the
    * passkeys the account keeps. Never the last one: FORBIDDEN, nothing changes (the account could not sign
-   * in again). Another human's or an unknown id: NOT_FOUND. Atomic under the human's row lock, so two
-   * concurrent deletions of the last two passkeys leave one. Sessions stay valid (a session is not tied
-   * to the passkey that opened it; sign out to end one).
+   * in again). Another human's or an unknown id: NOT_FOUND. A Sign in with Ethereum session (`sessionId`)
+   * of an account that has passkeys: FORBIDDEN. Atomic under the human's row lock, so two concurrent
+   * deletions of the last two passkeys leave one. A deletion ends every other session of the human (the
+   * passkey may have been lost or stolen); the calling session stays open.
    */
-  async deletePasskey({ humanId, passkeyId }: DeletePasskeyMessage): Promise<PasskeysDeleteReply> {
-    const outcome = await this.humans.deletePasskey(humanId, passkeyId);
+  async deletePasskey({ humanId, sessionId, passkeyId }: DeletePasskeyMessage): Promise<PasskeysDeleteReply> {
+    if ((await this.sessions.methodOf(humanId, sessionId)) === 'siwe' && ((await this.humans.findHuman(humanId))?.passkeys.length ?? 0) > 0) throw new ForbiddenError(NEEDS_PASSKEY_SESSION);
+    const outcome = await this.humans.deletePasskey(humanId, passkeyId, sessionId, this.clock());
     if (outcome === 'not-found') throw new NotFoundError('Passkey not found');
     if (outcome === 'last') throw new ForbiddenError('This is the account\'s last passkey: add another passkey before deleting this one, or the account could not sign in again');
     return { deleted: true, passkeys: (await this.getHuman({ humanId })).passkeys };
   }
 
   private async signIn(humanId: string): Promise<HumanSessionResponse> {
-    const session = await this.sessions.issue(humanId);
+    const session = await this.sessions.issue(humanId, 'passkey');
     return { token: session.token, expiresAt: session.expiresAt.toISOString(), human: await this.getHuman({ humanId }) };
   }
 

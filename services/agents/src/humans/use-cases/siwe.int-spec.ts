@@ -57,9 +57,9 @@ async function seedLocalAgent(address: string, name = 'local agent'): Promise<{ 
   return { agentId, key: key.key };
 }
 
-/** Nonce → sign the message unchanged → verify. */
+/** Nonce → sign the message unchanged → verify; `humanId`: the signed-in human asking for the nonce and sending the message. */
 async function signIn(account: PrivateKeyAccount, humanId?: string): Promise<SiweSessionResponse> {
-  const { message } = await siwe.nonce({ address: account.address });
+  const { message } = await siwe.nonce({ address: account.address, humanId });
   return siwe.verify({ message, signature: await account.signMessage({ message }), humanId });
 }
 
@@ -196,28 +196,72 @@ describe('who is signed in', () => {
     await expect(sessions.authenticate({ token: second.token })).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
   });
 
-  it('an agent another human claimed: signs in as that owner (not as the signed-in human)', async () => {
+  const anotherAccount = { code: 'FORBIDDEN', message: "This agent belongs to another account; sign in with that account's passkey" };
+  async function humans(...names: string[]): Promise<string[]> {
+    const ids = names.map(() => newId('human'));
+    await prisma.human.createMany({ data: ids.map((id, i) => ({ id, name: names[i] as string, webauthnUserId: newId('human') })) });
+    return ids;
+  }
+  const sessionsOf = (humanId: string) => prisma.humanSession.count({ where: { humanId } });
+
+  it('an agent claimed (with its key) by a human not linked to the wallet: 403, no session, for nobody signed in and for another signed-in human; its owner signed in gets in', async () => {
     const account = wallet();
     const { agentId } = await seedLocalAgent(account.address);
-    const owner = newId('human');
-    const bystander = newId('human');
-    await prisma.human.createMany({ data: [owner, bystander].map((id) => ({ id, name: id, webauthnUserId: newId('human') })) });
+    const [owner, bystander] = await humans('Owner', 'Bystander');
     await prisma.agentClaim.create({ data: { agentId, humanId: owner } });
-    expect((await signIn(account)).human.id).toBe(owner);
-    const asBystander = await signIn(account, bystander);
-    expect(asBystander.human.id).toBe(owner);
+    await expect(signIn(account)).rejects.toMatchObject(anotherAccount);
+    await expect(signIn(account, bystander)).rejects.toMatchObject(anotherAccount);
+    expect(await sessionsOf(owner)).toBe(0);
+    expect(await sessionsOf(bystander)).toBe(0);
     expect((await prisma.agentClaim.findUniqueOrThrow({ where: { agentId } })).humanId).toBe(owner);
+    // the owner, signed in with its passkey, may sign with the wallet: a session of its own account, no link made
+    expect((await signIn(account, owner)).human.id).toBe(owner);
+    expect(await prisma.humanWallet.count({ where: { walletAddress: account.address } })).toBe(0);
+    await expect(signIn(account)).rejects.toMatchObject(anotherAccount);
   });
 
-  it('an unclaimed agent, a human signed in: that human claims it and gets a fresh session', async () => {
+  it('an unclaimed agent, a human signed in: that human claims it, is linked to the wallet and gets a fresh session; later the wallet alone signs that human in', async () => {
     const account = wallet();
     const { agentId } = await seedLocalAgent(account.address);
-    const human = newId('human');
-    await prisma.human.create({ data: { id: human, name: 'Ana', webauthnUserId: newId('human') } });
+    const [human] = await humans('Ana');
     const answer = await signIn(account, human);
     expect(answer.human).toMatchObject({ id: human, name: 'Ana' });
     expect(answer.agent.id).toBe(agentId);
     expect((await prisma.agentClaim.findUniqueOrThrow({ where: { agentId } })).humanId).toBe(human);
+    expect(await prisma.humanWallet.findMany({ where: { humanId: human }, select: { walletAddress: true } })).toEqual([{ walletAddress: account.address }]);
+    expect((await signIn(account)).human.id).toBe(human);
+  });
+
+  it('releasing the claim removes the link: after a claim with the key again, the wallet alone no longer signs the account in', async () => {
+    const account = wallet();
+    const { agentId } = await seedLocalAgent(account.address);
+    const { human } = await signIn(account);
+    expect(await prisma.humanWallet.count({ where: { humanId: human.id } })).toBe(1);
+    expect(await agents.deleteClaim(agentId, human.id)).toBe(1);
+    expect(await prisma.humanWallet.count({ where: { humanId: human.id } })).toBe(0);
+    await prisma.agentClaim.create({ data: { agentId, humanId: human.id } });
+    await expect(signIn(account)).rejects.toMatchObject(anotherAccount);
+  });
+
+  it('the agent dropping the claim (revocation, grace-0 rotation) removes the link too; another human’s link to the same wallet stays', async () => {
+    const account = wallet();
+    const { agentId } = await seedLocalAgent(account.address);
+    const { human } = await signIn(account);
+    const [other] = await humans('Other');
+    await agents.linkWallet(other, account.address, now);
+    expect(await agents.deleteClaim(agentId)).toBe(1);
+    expect(await prisma.humanWallet.findMany({ where: { walletAddress: account.address }, select: { humanId: true } })).toEqual([{ humanId: other }]);
+    await prisma.agentClaim.create({ data: { agentId, humanId: human.id } });
+    await expect(signIn(account)).rejects.toMatchObject(anotherAccount);
+  });
+
+  it('a human’s link to another wallet does not let it in with this one', async () => {
+    const [mine, theirs] = [wallet(), wallet()];
+    await seedLocalAgent(mine.address);
+    const { agentId } = await seedLocalAgent(theirs.address);
+    const { human } = await signIn(mine);
+    await prisma.agentClaim.create({ data: { agentId, humanId: human.id } });
+    await expect(signIn(theirs)).rejects.toMatchObject(anotherAccount);
   });
 
   it('prefers the wallet’s `local` agent over a `cloud` agent with the same wallet', async () => {
@@ -238,12 +282,35 @@ describe('who is signed in', () => {
   it('a wallet-only human adds a passkey with the session, and then signs in with it', async () => {
     const account = wallet();
     await seedLocalAgent(account.address);
-    const { human } = await signIn(account);
+    const { human, token } = await signIn(account);
+    const session = await sessions.authenticate({ token });
+    expect(session.method).toBe('siwe');
     const device = createPasskeyDevice(ORIGIN);
-    const { options } = await passkeys.registrationOptions({ humanId: human.id });
-    const added = await passkeys.registrationVerify({ response: device.create(options, ORIGIN) as never, humanId: human.id });
+    const { options } = await passkeys.registrationOptions(session);
+    const added = await passkeys.registrationVerify({ response: device.create(options, ORIGIN) as never, ...session });
     expect(added.human).toMatchObject({ id: human.id, passkeys: [expect.objectContaining({ id: expect.any(String) })] });
     const login = await passkeys.authenticationOptions();
     expect((await passkeys.authenticationVerify({ response: device.get(login.options, ORIGIN) as never })).human.id).toBe(human.id);
+  });
+});
+
+describe('the nonce is bound to who asked for it', () => {
+  it('asked by nobody, sent with a session; asked with a session, sent by nobody or with another human’s: 401, the nonce used up, nothing claimed', async () => {
+    const account = wallet();
+    const { agentId } = await seedLocalAgent(account.address);
+    const [ana, eve] = [newId('human'), newId('human')];
+    await prisma.human.createMany({ data: [ana, eve].map((id) => ({ id, name: id, webauthnUserId: newId('human') })) });
+    for (const [askedBy, sentBy] of [
+      [undefined, eve],
+      [ana, undefined],
+      [ana, eve],
+    ] as const) {
+      const { message, nonce } = await siwe.nonce({ address: account.address, humanId: askedBy });
+      expect((await prisma.siweNonce.findUniqueOrThrow({ where: { nonce } })).humanId).toBe(askedBy ?? null);
+      await expect(siwe.verify({ message, signature: await account.signMessage({ message }), humanId: sentBy })).rejects.toMatchObject(refused);
+      expect(await prisma.siweNonce.findUnique({ where: { nonce } })).toBeNull();
+    }
+    expect(await prisma.agentClaim.findUnique({ where: { agentId } })).toBeNull();
+    expect((await signIn(account, ana)).human.id).toBe(ana);
   });
 });

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { generateNonce, SiweMessage } from 'siwe';
 import { getAddress, verifyMessage } from 'viem';
-import { type ClaimedAgent, newId, SIWE_DEFAULTS, type SiweNonceResponse, type SiweSessionResponse, UnauthorizedError } from '@agent-memory/shared';
+import { type ClaimedAgent, ForbiddenError, newId, SIWE_DEFAULTS, type SiweNonceResponse, type SiweSessionResponse, UnauthorizedError } from '@agent-memory/shared';
 import { CLOCK, type Clock, hasExpired, secondsAfter } from '../../clock';
 import { AgentsRepository, type ClaimRecord } from '../../persistence/agents.repository';
 import { WALLET_SIGNATURE_REALM, type WalletSignatureRealm } from '../../use-cases/wallet-proofs.use-cases';
@@ -13,6 +13,8 @@ import { SessionsUseCases } from './sessions.use-cases';
 
 /** The one line every refused sign-in answers (the reason goes to the log only). */
 const REFUSED = 'The Sign in with Ethereum message could not be verified';
+/** The answer when the wallet's agent is owned by an account the wallet is not linked to. */
+const ANOTHER_ACCOUNT = 'This agent belongs to another account; sign in with that account\'s passkey';
 
 /**
  * Sign in with Ethereum for humans (EIP-4361; docs/authentication.md, "Sign in with Ethereum (humans)"):
@@ -22,11 +24,15 @@ const REFUSED = 'The Sign in with Ethereum message could not be verified';
  * {@link nonce} prepares the whole message (`siwe`'s `SiweMessage`): this deployment's `SIGNATURE_DOMAIN`
  * as `domain`, one of the `PASSKEY_ORIGINS` as `URI`, the payment chain id, a 96-bit alphanumeric nonce
  * (stored in the agents database for one wallet, single use, 5 minutes), `Issued At` and `Expiration
- * Time`. {@link verify} takes the nonce of the `Nonce:` line out of the store first (a failed attempt
- * uses it up too; a text without a live nonce is refused before it is parsed), then parses the text and
- * checks the message and the wallet's EIP-191 signature, finds the wallet's agent (the `local` one first)
- * and signs in its owner; an unclaimed agent is claimed by the signed-in human, if any, or by a new
- * wallet-only account. Every failure is UNAUTHORIZED with one line.
+ * Time`; the nonce is bound to the signed-in human who asked for it, or to nobody. {@link verify} takes
+ * the nonce of the `Nonce:` line out of the store first (a failed attempt uses it up too; a text without
+ * a live nonce is refused before it is parsed), checks that the same human (or nobody) sends it, then
+ * parses the text and checks the message and the wallet's EIP-191 signature, and finds the wallet's
+ * agent (the `local` one first). Who is signed in: an unclaimed agent is claimed by the signed-in human,
+ * or else by a new wallet-only account, and that account is linked to the wallet; a claimed agent signs in
+ * its owner only when the owner is the signed-in human or, nobody signed in, the owner is linked to the
+ * wallet; else FORBIDDEN and no session (holding an agent's wallet is not holding its owner's account).
+ * Every failed check of the message is UNAUTHORIZED with one line.
  */
 @Injectable()
 export class SiweUseCases {
@@ -46,7 +52,7 @@ export class SiweUseCases {
    * expiry. The URI is `origin` when it is one of the `PASSKEY_ORIGINS` (the page that asks), else the
    * first of them. Expired nonces are purged.
    */
-  async nonce({ address, origin }: SiweNonceMessage): Promise<SiweNonceResponse> {
+  async nonce({ address, origin, humanId }: SiweNonceMessage): Promise<SiweNonceResponse> {
     const walletAddress = getAddress(address);
     const now = this.clock();
     const expiresAt = secondsAfter(now, SIWE_DEFAULTS.nonceTtlSeconds);
@@ -63,18 +69,22 @@ export class SiweUseCases {
       issuedAt: now.toISOString(),
       expirationTime: expiresAt.toISOString(),
     }).prepareMessage();
-    await this.agents.addSiweNonce({ nonce, walletAddress, expiresAt }, now);
+    await this.agents.addSiweNonce({ nonce, walletAddress, humanId: humanId ?? null, expiresAt }, now);
     return { message, nonce, expiresAt: expiresAt.toISOString() };
   }
 
   /**
-   * Verifies a signed message and signs the wallet's human in. `humanId`: the signed-in human sending it
-   * (`Authorization: Passkey`), who claims the agent when no one has. UNAUTHORIZED when the message is not
-   * EIP-4361, names another domain, URI origin or chain, its nonce is unknown, used, expired or another
-   * wallet's, it expired or is not yet valid, the signature is not the wallet's, or no agent has the wallet.
+   * Verifies a signed message and signs the wallet's human in (a session with method `siwe`). `humanId`:
+   * the signed-in human sending it (`Authorization: Passkey`), who claims the agent when no one has and is
+   * then linked to the wallet. UNAUTHORIZED when the message is not EIP-4361, names another domain, URI
+   * origin or chain, its nonce is unknown, used, expired, another wallet's or asked for by another human
+   * (or by nobody while a human sends it, or the reverse), it expired or is not yet valid, the signature is
+   * not the wallet's, or no agent has the wallet. FORBIDDEN ("This agent belongs to another account…"),
+   * no session, when the agent's owner is neither the signed-in human nor, nobody signed in, linked to
+   * the wallet.
    */
   async verify({ message, signature, humanId }: SiweVerifyMessage): Promise<SiweSessionResponse> {
-    const address = await this.verifiedAddress(message, signature);
+    const address = await this.verifiedAddress(message, signature, humanId ?? null);
     const agent = await this.agents.findAgentByWallet(address);
     if (!agent) {
       this.logger.warn({ address }, 'Sign in with Ethereum refused: no agent has this wallet');
@@ -84,13 +94,23 @@ export class SiweUseCases {
       // Under the agent's row lock, like key claims, so two first sign-ins cannot both claim it.
       if (!(await tx.lockAgent(agent.id))) throw new UnauthorizedError('No agent has this wallet');
       const existing = await tx.findClaim(agent.id);
-      if (existing) return existing;
+      if (existing) {
+        const mayEnter = humanId ? existing.humanId === humanId : await tx.isWalletLinked(existing.humanId, address);
+        if (!mayEnter) {
+          this.logger.warn({ address, agentId: agent.id, signedIn: humanId ?? null }, 'Sign in with Ethereum refused: the agent belongs to an account not linked to this wallet');
+          throw new ForbiddenError(ANOTHER_ACCOUNT);
+        }
+        return existing;
+      }
       const now = this.clock();
-      if (humanId) return tx.createClaim(agent.id, humanId, now);
-      const id = newId('human');
-      return tx.createClaim(agent.id, id, now, { id, name: walletAccountName(address), webauthnUserId: randomBytes(32).toString('base64url'), createdAt: now });
+      const ownerId = humanId ?? newId('human');
+      const created = humanId
+        ? await tx.createClaim(agent.id, humanId, now)
+        : await tx.createClaim(agent.id, ownerId, now, { id: ownerId, name: walletAccountName(address), webauthnUserId: randomBytes(32).toString('base64url'), createdAt: now });
+      await tx.linkWallet(ownerId, address, now);
+      return created;
     });
-    const session = await this.sessions.issue(claim.humanId);
+    const session = await this.sessions.issue(claim.humanId, 'siwe');
     return {
       token: session.token,
       expiresAt: session.expiresAt.toISOString(),
@@ -99,8 +119,11 @@ export class SiweUseCases {
     };
   }
 
-  /** The wallet (EIP-55) that signed `message` after all of {@link verify}'s checks of the message; the nonce is used up. */
-  private async verifiedAddress(text: string, signature: string): Promise<`0x${string}`> {
+  /**
+   * The wallet (EIP-55) that signed `message` after all of {@link verify}'s checks of the message; the
+   * nonce is used up. `humanId`: who sends it (null: nobody signed in), who must be who asked for the nonce.
+   */
+  private async verifiedAddress(text: string, signature: string, humanId: string | null): Promise<`0x${string}`> {
     const refuse = (reason: string, details: Record<string, unknown> = {}): never => {
       this.logger.warn({ ...details, reason }, 'Sign in with Ethereum refused');
       throw new UnauthorizedError(REFUSED);
@@ -112,6 +135,8 @@ export class SiweUseCases {
     const stored = nonce === undefined ? null : await this.agents.takeSiweNonce(nonce);
     const now = this.clock();
     if (!stored || hasExpired(stored.expiresAt, now)) return refuse('no, unknown, used or expired nonce', { nonce });
+    // A message signed for one human's nonce (or for nobody's) cannot be relayed with another's session.
+    if (stored.humanId !== humanId) refuse('nonce asked for by another human, or by nobody', { nonce, askedBy: stored.humanId, sentBy: humanId });
     let siwe: SiweMessage;
     let address: `0x${string}`;
     try {
@@ -153,7 +178,7 @@ export class SiweUseCases {
 
 /**
  * The value of the `Nonce: ` line of an EIP-4361 text, by splitting lines (linear in the text, at most
- * 4,096 characters by schema); undefined when there is none or it is not alphanumeric (EIP-4361's nonce).
+ * 1,024 characters by schema); undefined when there is none or it is not alphanumeric (EIP-4361's nonce).
  */
 function nonceLineOf(text: string): string | undefined {
   for (const line of text.split('\n')) {
