@@ -42,10 +42,10 @@ it('claims an agent with its key, rotates (grace 2 s, new key once), revokes, sh
   expect((await api.request('POST', `${base}/recall`, { key: agent.agentKey, body: { query: 'What does Ana drink?' } })).status).toBe(200);
 
   const { context, page, problems } = await openPage(browser);
-  page.setDefaultTimeout(10_000);
+  page.setDefaultTimeout(20_000); // 2 shared cores: a ceremony or a page can take seconds under load
   await addVirtualAuthenticator(page);
   await signUpWithPasskey(page, server.dashboardUrl, 'Ana Keys');
-  expect(await page.getByText('You have not claimed an agent yet.').isVisible()).toBe(true);
+  await page.getByText('You have not claimed an agent yet.').waitFor();
 
   // claim: a password field, the key never shown
   const keyField = page.getByLabel('Agent key');
@@ -55,8 +55,11 @@ it('claims an agent with its key, rotates (grace 2 s, new key once), revokes, sh
   await keyField.fill('amk_live_not-a-key');
   await page.getByRole('button', { name: 'Claim' }).click();
   await page.getByRole('alert').filter({ hasText: /./ }).waitFor();
-  await keyField.fill(agent.agentKey);
-  await page.getByRole('button', { name: 'Claim' }).click();
+  // by keyboard: type the key, Enter submits
+  await keyField.fill('');
+  await keyField.focus();
+  await page.keyboard.type(agent.agentKey);
+  await page.keyboard.press('Enter');
   const link = page.getByRole('link', { name: 'Scout <b>bold</b>' }); // untrusted text shown as text
   await link.waitFor();
   expect(await keyField.inputValue()).toBe('');
@@ -137,9 +140,14 @@ it('claims an agent with its key, rotates (grace 2 s, new key once), revokes, sh
 
   // release (confirm first): the list is empty again
   await page.getByRole('link', { name: 'Agents', exact: true }).click();
-  await page.getByRole('button', { name: 'Release Scout <b>bold</b>' }).click();
-  await page.getByRole('button', { name: 'Yes, release' }).click();
+  // by keyboard: Enter asks, the focus moves to the confirming button, Enter releases; the focus stays in the page
+  await page.getByRole('button', { name: 'Release Scout <b>bold</b>' }).focus();
+  await page.keyboard.press('Enter');
+  await page.getByRole('button', { name: 'Yes, release' }).waitFor();
+  expect(await page.evaluate<string | undefined>('document.activeElement?.textContent')).toBe('Yes, release');
+  await page.keyboard.press('Enter');
   await page.getByText('You have not claimed an agent yet.').waitFor();
+  expect(await page.evaluate<string | undefined>('document.activeElement?.textContent')).toBe('Your agents');
   expect(await page.getByRole('link', { name: 'Scout <b>bold</b>' }).count()).toBe(0);
 
   expect(problems.filter((p) => !/\b40[13]\b/.test(p))).toEqual([]);

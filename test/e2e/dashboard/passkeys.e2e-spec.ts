@@ -41,7 +41,7 @@ async function expectSignedIn(page: Page): Promise<void> {
 
 it('signs up, out and in again, adds a second passkey, removes one but never the last, and shows a refused ceremony', async () => {
   const { context, page, problems } = await openPage(browser);
-  page.setDefaultTimeout(10_000);
+  page.setDefaultTimeout(20_000); // 2 shared cores: a ceremony or a page can take seconds under load
   const first = await addVirtualAuthenticator(page);
 
   await page.goto(server.dashboardUrl);

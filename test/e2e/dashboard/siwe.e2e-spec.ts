@@ -37,7 +37,7 @@ it('signs in with an injected EIP-1193 wallet backed by a viem account; the wall
   const agent = await createAgentWithWallet(api, account, { name: 'Wallet scout', mode: 'local' });
 
   const { context, page, problems } = await openPage(browser);
-  page.setDefaultTimeout(10_000);
+  page.setDefaultTimeout(20_000); // 2 shared cores: a ceremony or a page can take seconds under load
   const requests: string[] = [];
   let rejectNext = false;
   // the wallet: answers in Node with the local account; an error is returned as { error } (EIP-1193 code)

@@ -25,6 +25,16 @@ export function ConfirmButton(props: {
   const yesRef = useRef<HTMLButtonElement>(null);
   const firstRef = useRef<HTMLButtonElement>(null);
   const wasAsking = useRef(false);
+  /** The page part of a confirmed action: when the action removed this item, the focus goes to its heading. */
+  const confirmedIn = useRef<Element | null | undefined>(undefined);
+
+  useEffect(
+    () => () => {
+      const region = confirmedIn.current;
+      if (region?.isConnected && (document.activeElement === null || document.activeElement === document.body)) focusHeading(region);
+    },
+    [],
+  );
 
   useEffect(() => {
     if (asking) yesRef.current?.focus();
@@ -43,12 +53,10 @@ export function ConfirmButton(props: {
           disabled={busy}
           onClick={() => {
             setBusy(true);
-            const region = yesRef.current?.closest('section, main');
+            confirmedIn.current = yesRef.current?.closest('section, main');
             void Promise.resolve(onConfirm()).finally(() => {
               setBusy(false);
               setAsking(false);
-              // the item is gone with its buttons: keep the keyboard in the same part of the page
-              if (!yesRef.current?.isConnected) focusHeading(region);
             });
           }}
         >
