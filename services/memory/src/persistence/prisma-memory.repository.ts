@@ -46,6 +46,20 @@ export class PrismaMemoryRepository implements MemoryRepository {
     return this.quota;
   }
 
+  async quotaView(recordId: string, path: string | undefined, agentId: string): Promise<{ existing: { agentId: string; sizeBytes: number } | null; usage: MemoryUsage }> {
+    if (path === undefined) return { existing: null, usage: await this.usage(agentId) };
+    // One statement instead of the row's read and then its agent's usage (one round trip fewer per remember at a path).
+    const [row] = await this.prisma.$queryRaw<{ agentId: string | null; sizeBytes: number | null; count: bigint | null; bytes: bigint | null }[]>`
+      SELECT m.agent_id AS "agentId", m.size_bytes AS "sizeBytes", u.memory_count AS count, u.memory_bytes AS bytes
+      FROM (SELECT ${agentId}::text AS agent_id) AS caller
+      LEFT JOIN "memory"."memories" m ON m.record_id = ${recordId} AND m.path = ${path}
+      LEFT JOIN "memory"."agent_usage" u ON u.agent_id = coalesce(m.agent_id, caller.agent_id)`;
+    return {
+      existing: row.agentId === null ? null : { agentId: row.agentId, sizeBytes: Number(row.sizeBytes) },
+      usage: { memories: Number(row.count ?? 0), bytes: Number(row.bytes ?? 0) },
+    };
+  }
+
   findByPath(recordId: string, path: string): Promise<MemoryRow | null> {
     return this.prisma.memory.findUnique({ where: { recordId_path: { recordId, path } } });
   }
@@ -109,7 +123,10 @@ export class PrismaMemoryRepository implements MemoryRepository {
    *    just before COMMIT for a new memory), so a write the gateway gave up on is not applied;
    * 6. with `w.contextDepth`, reads the memory's place in the record's write order (a new memory's is the
    *    database clock now) and its neighbours under `FOR SHARE` ({@link neighboursOf}); runs
-   *    `writeVector(id, neighbours)` and writes the row and its write log entry.
+   *    `writeVector(id, neighbours)` and writes the row and its write log entry;
+   * 7. on a replace with `w.contextTaskId`, marks the memories that may have borrowed context from this one
+   *    stale (recall leaves them out from COMMIT on) and, if any, writes that context-only purge task
+   *    ({@link markBorrowersStale}; the caller runs it after COMMIT).
    * `respond(id)` builds the response stored with the idempotency key. Returns the memory's id.
    * Errors: NotFoundError (record deleted), IdempotencyClaimLostError, ForbiddenError (storage quota),
    * DeadlineExceededError;
