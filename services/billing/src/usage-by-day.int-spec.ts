@@ -42,6 +42,8 @@ async function entriesAt(agentId: string, instants: Date[], operation = 'recall'
 }
 
 const day = (iso: string) => new Date(`${iso}T00:00:00Z`);
+/** An explicit `to` after the entries: byDay's window ends there, not at the clock's now. */
+const APRIL = '2026-04-01T00:00:00.000Z';
 
 describe('usage per UTC day', () => {
   it('groups by the UTC date in SQL, newest first, over the same filter (from, to, operation)', async () => {
@@ -49,7 +51,7 @@ describe('usage per UTC day', () => {
     await entriesAt(a, [new Date('2026-03-01T00:00:00Z'), new Date('2026-03-01T23:59:59.999Z'), new Date('2026-03-03T12:00:00Z')]);
     await entriesAt(a, [new Date('2026-03-02T23:30:00Z')], 'remember', 'test');
     await entriesAt(a, [new Date('2026-02-28T23:59:59.999Z')], 'forget');
-    const all = await billing.usage({ agentId: a, limit: 1, offset: 0 });
+    const all = await billing.usage({ agentId: a, limit: 1, offset: 0, to: APRIL });
     expect(all.byDay).toEqual([
       { date: '2026-03-03', count: 1, amountMicroUsd: 50_000 },
       { date: '2026-03-02', count: 1, amountMicroUsd: 50_000 },
@@ -59,17 +61,18 @@ describe('usage per UTC day', () => {
     expect(all.total).toBe(5);
     const march = await billing.usage({ agentId: a, limit: 1, offset: 0, from: day('2026-03-01').toISOString(), to: day('2026-03-03').toISOString() });
     expect(march.byDay.map((d) => [d.date, d.count])).toEqual([['2026-03-02', 1], ['2026-03-01', 2]]);
-    const recalls = await billing.usage({ agentId: a, limit: 1, offset: 0, operation: 'recall' });
+    const recalls = await billing.usage({ agentId: a, limit: 1, offset: 0, operation: 'recall', to: APRIL });
     expect(recalls.byDay.map((d) => [d.date, d.count])).toEqual([['2026-03-03', 1], ['2026-03-01', 2]]);
-    const live = await billing.usage({ agentId: a, environment: 'live', limit: 1, offset: 0 });
+    const live = await billing.usage({ agentId: a, environment: 'live', limit: 1, offset: 0, to: APRIL });
     expect(live.byDay.map((d) => d.date)).toEqual(['2026-03-03', '2026-03-01', '2026-02-28']);
   });
 
-  it(`holds at most the ${USAGE_BY_DAY_MAX_DAYS} most recent days of the selection; from/to reach older ones`, async () => {
+  it(`aggregates only the last ${USAGE_BY_DAY_MAX_DAYS} days before \`to\` (or now), from \`from\` if later; an earlier \`to\` reaches older days`, async () => {
     const a = newId('agent');
     const start = day('2025-01-01').getTime();
     await entriesAt(a, Array.from({ length: 400 }, (_, i) => new Date(start + i * 86_400_000 + 3_600_000)));
-    const summary = await billing.usage({ agentId: a, limit: 1, offset: 0 });
+    const to = new Date(start + 400 * 86_400_000).toISOString();
+    const summary = await billing.usage({ agentId: a, limit: 1, offset: 0, to });
     expect(summary.total).toBe(400);
     expect(summary.byDay).toHaveLength(USAGE_BY_DAY_MAX_DAYS);
     expect(summary.byDay[0].date).toBe(new Date(start + 399 * 86_400_000).toISOString().slice(0, 10));
@@ -81,6 +84,20 @@ describe('usage per UTC day', () => {
       { date: '2025-01-02', count: 1, amountMicroUsd: 50_000 },
       { date: '2025-01-01', count: 1, amountMicroUsd: 50_000 },
     ]);
+    // a later `from` bounds it too
+    const fromLater = await billing.usage({ agentId: a, limit: 1, offset: 0, from: new Date(start + 398 * 86_400_000).toISOString(), to });
+    expect(fromLater.byDay.map((d) => d.date)).toEqual([new Date(start + 399 * 86_400_000), new Date(start + 398 * 86_400_000)].map((d) => d.toISOString().slice(0, 10)));
+  });
+
+  it('leaves out days older than the window even when fewer days have entries (the bound is in the query, not only a cap on the answer)', async () => {
+    const a = newId('agent');
+    const now = Date.now();
+    await entriesAt(a, [new Date(now - 400 * 86_400_000), new Date(now - (USAGE_BY_DAY_MAX_DAYS + 1) * 86_400_000), new Date(now - 3_600_000)]);
+    const summary = await billing.usage({ agentId: a, limit: 10, offset: 0 });
+    expect(summary.total).toBe(3);
+    expect(summary.byDay).toEqual([{ date: new Date(now - 3_600_000).toISOString().slice(0, 10), count: 1, amountMicroUsd: 50_000 }]);
+    const to = new Date(now - 399 * 86_400_000).toISOString();
+    expect((await billing.usage({ agentId: a, limit: 10, offset: 0, to })).byDay).toEqual([{ date: new Date(now - 400 * 86_400_000).toISOString().slice(0, 10), count: 1, amountMicroUsd: 50_000 }]);
   });
 });
 

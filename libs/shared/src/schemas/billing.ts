@@ -119,12 +119,15 @@ export const LedgerEntrySchema = z.object({
 });
 export type LedgerEntry = z.infer<typeof LedgerEntrySchema>;
 
-/** At most this many days in a usage summary's `byDay` (the most recent ones; narrow `from`/`to` for older days). */
+/**
+ * A usage summary's `byDay` covers only the last this many days of the selection: entries from
+ * max(`from`, (`to` or now) − 366 days); narrow `to` for older days (docs/billing.md). It has at most this many days.
+ */
 export const USAGE_BY_DAY_MAX_DAYS = 366;
 
 /**
  * Totals of the selected ledger entries per operation and per UTC day (`date` `YYYY-MM-DD`, days with
- * entries only, newest day first, at most {@link USAGE_BY_DAY_MAX_DAYS} days: the most recent ones).
+ * entries only, newest day first, over the last {@link USAGE_BY_DAY_MAX_DAYS} days of the selection only).
  */
 export const UsageTotalsSchema = z.object({
   byOperation: z.array(z.object({ operation: PaidOperationSchema, count: z.number().int(), amountMicroUsd: z.number().int() })),

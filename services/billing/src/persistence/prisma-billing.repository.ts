@@ -305,13 +305,17 @@ export class PrismaBillingRepository extends BillingRepository {
     if (filter.operation) conditions.push(Prisma.sql`"operation" = ${filter.operation}`);
     if (filter.from) conditions.push(Prisma.sql`"created_at" >= ${filter.from}`);
     if (filter.to) conditions.push(Prisma.sql`"created_at" < ${filter.to}`);
+    // byDay aggregates only the last USAGE_BY_DAY_MAX_DAYS days of the selection (docs/billing.md): the
+    // bound is in the query, so its cost follows the window, not the agent's whole history.
+    const byDayFrom = new Date(Math.max(filter.from?.getTime() ?? 0, (filter.to ?? new Date()).getTime() - USAGE_BY_DAY_MAX_DAYS * 86_400_000));
+    const byDayConditions = [...conditions, Prisma.sql`"created_at" >= ${byDayFrom}`];
     const [rows, agg, byOperation, byDay] = await Promise.all([
       this.prisma.ledgerEntry.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], take: limit, skip: offset }),
       this.prisma.ledgerEntry.aggregate({ where, _count: { _all: true }, _sum: { amountMicroUsd: true } }),
       this.prisma.ledgerEntry.groupBy({ by: ['operation'], where, _count: { _all: true }, _sum: { amountMicroUsd: true }, orderBy: { operation: 'asc' } }),
       this.prisma.$queryRaw<Array<{ date: string; count: bigint | number; amount: bigint | number | null }>>`
         SELECT to_char("created_at" AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS "date", count(*) AS "count", sum("amount_micro_usd") AS "amount"
-        FROM "billing"."ledger_entries" WHERE ${Prisma.join(conditions, ' AND ')}
+        FROM "billing"."ledger_entries" WHERE ${Prisma.join(byDayConditions, ' AND ')}
         GROUP BY 1 ORDER BY 1 DESC LIMIT ${USAGE_BY_DAY_MAX_DAYS}`,
     ]);
     return {
