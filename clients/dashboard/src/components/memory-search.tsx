@@ -51,32 +51,33 @@ export function MemorySearch({ recordId, hiddenIds, onSelect }: { recordId: stri
       </form>
       <p className="hint">Each search is a paid recall, charged to the agent.</p>
       {error ? <p role="alert" className="error">{error}</p> : null}
-      <div aria-live="polite">
-        {shown ? (
-          shown.length === 0 ? (
-            <p>No memories match “{searched}”.</p>
-          ) : (
-            <>
-              <h3>Results for “{searched}”</h3>
-              <ol className="recall-results" aria-label="Search results">
-                {shown.map((memory) => (
-                  <li key={memory.id}>
-                    <button type="button" className="link" onClick={() => onSelect(memory)}>
-                      {memory.path}
-                    </button>{' '}
-                    <span className="type">{MEMORY_TYPE_LABEL[memory.type]}</span>
-                    <span className="similarity">
-                      <meter min={0} max={1} value={memory.similarity} aria-label={`Similarity of ${memory.path}`} />{' '}
-                      <span className="score">{formatSimilarity(memory.similarity)}</span>
-                    </span>
-                    <p className="summary">{memory.summary}</p>
-                  </li>
-                ))}
-              </ol>
-            </>
-          )
-        ) : null}
-      </div>
+      <p role="status" className="visually-hidden">
+        {shown ? `${shown.length} ${shown.length === 1 ? 'result' : 'results'} for ${searched}` : ''}
+      </p>
+      {shown ? (
+        shown.length === 0 ? (
+          <p>No memories match “{searched}”.</p>
+        ) : (
+          <>
+            <h3>Results for “{searched}”</h3>
+            <ol className="recall-results" aria-label="Search results">
+              {shown.map((memory) => (
+                <li key={memory.id}>
+                  <button type="button" className="link" onClick={() => onSelect(memory)}>
+                    {memory.path}
+                  </button>{' '}
+                  <span className="type">{MEMORY_TYPE_LABEL[memory.type]}</span>
+                  <span className="similarity">
+                    <meter min={0} max={1} value={memory.similarity} aria-label={`Similarity of ${memory.path}`} />{' '}
+                    <span className="score">{formatSimilarity(memory.similarity)}</span>
+                  </span>
+                  <p className="summary">{memory.summary}</p>
+                </li>
+              ))}
+            </ol>
+          </>
+        )
+      ) : null}
     </section>
   );
 }
