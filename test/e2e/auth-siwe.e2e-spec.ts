@@ -91,11 +91,81 @@ describe('Sign in with Ethereum', () => {
     const added = await api.request('POST', '/api/v1/auth/passkey/register/verify', { headers: passkey(token), body: { response: device.create(opts.data.options) } });
     expect(added.status).toBe(200);
     expect(added.data.human).toMatchObject({ id: humanId, passkeys: [expect.any(Object)] });
+    // now that the account has a passkey, its Sign in with Ethereum session may neither add nor delete one
+    const more = await api.request('POST', '/api/v1/auth/passkey/register/options', { headers: passkey(token), body: {} });
+    expect([more.status, more.code]).toEqual([403, 'FORBIDDEN']);
+    expect(errorMessage(more)).toMatch(/^Sign in with a passkey to manage passkeys/);
+    const drop = await api.request('DELETE', `/api/v1/humans/me/passkeys/${added.data.human.passkeys[0].id}`, { headers: passkey(token) });
+    expect([drop.status, drop.code]).toEqual([403, 'FORBIDDEN']);
     const login = (await api.request('POST', '/api/v1/auth/passkey/login/options', { body: {} })).data;
-    expect((await api.request('POST', '/api/v1/auth/passkey/login/verify', { body: { response: device.get(login.options) } })).data.human.id).toBe(humanId);
+    const withPasskey = await api.request('POST', '/api/v1/auth/passkey/login/verify', { body: { response: device.get(login.options) } });
+    expect(withPasskey.data.human.id).toBe(humanId);
+    // a passkey session of the same account may
+    expect((await api.request('POST', '/api/v1/auth/passkey/register/options', { headers: passkey(withPasskey.data.token), body: {} })).status).toBe(200);
 
     const out = await api.request('POST', '/api/v1/auth/logout', { headers: passkey(token) });
     expect(out.data).toEqual({ loggedOut: true });
     expect((await api.request('GET', '/api/v1/humans/me/agents', { headers: passkey(token) })).status).toBe(401);
+  });
+});
+
+describe('a wallet does not open its owner’s account', () => {
+  const signed = async (account: ReturnType<typeof privateKeyToAccount>, session?: string) => {
+    const headers = session ? passkey(session) : {};
+    const { message } = (await api.request('POST', '/api/v1/auth/siwe/nonce', { headers, body: { address: account.address } })).data;
+    return api.request('POST', '/api/v1/auth/siwe/verify', { headers, body: { message, signature: await account.signMessage({ message }) } });
+  };
+  async function signUp(name: string) {
+    const opts = (await api.request('POST', '/api/v1/auth/passkey/register/options', { body: { name } })).data;
+    return (await api.request('POST', '/api/v1/auth/passkey/register/verify', { body: { response: createPasskeyDevice(ORIGIN).create(opts.options) } })).data as { token: string; human: { id: string } };
+  }
+
+  it('an agent its owner claimed with the key: the wallet alone, or with another human’s session, is 403 and opens no session; the owner signed in may sign with it', async () => {
+    const account = privateKeyToAccount(generatePrivateKey());
+    const { agentKey } = await createAgentWithWallet(api, account, { name: 'owned agent', mode: 'local' });
+    const owner = await signUp('Owner');
+    expect((await api.request('POST', '/api/v1/humans/me/agents', { headers: passkey(owner.token), body: { agentKey } })).status).toBe(201);
+    const bystander = await signUp('Bystander');
+    for (const session of [undefined, bystander.token]) {
+      const res = await signed(account, session);
+      expect([res.status, res.code, errorMessage(res)]).toEqual([403, 'FORBIDDEN', "This agent belongs to another account; sign in with that account's passkey"]);
+      expect(JSON.stringify(res.body)).not.toMatch(/amk_session_/);
+    }
+    const own = await signed(account, owner.token);
+    expect([own.status, own.data.human.id]).toEqual([200, owner.human.id]);
+  });
+
+  it('an agent a signed-in human claimed by signing with its wallet: the wallet then signs that human in; after the release, no longer', async () => {
+    const account = privateKeyToAccount(generatePrivateKey());
+    const { agentId, agentKey } = await createAgentWithWallet(api, account, { name: 'linked agent', mode: 'local' });
+    const human = await signUp('Linker');
+    expect((await signed(account, human.token)).data.agent.id).toBe(agentId);
+    expect((await signed(account)).data.human.id).toBe(human.human.id);
+    expect((await api.request('DELETE', `/api/v1/humans/me/agents/${agentId}`, { headers: passkey(human.token) })).status).toBe(200);
+    expect((await api.request('POST', '/api/v1/humans/me/agents', { headers: passkey(human.token), body: { agentKey } })).status).toBe(201);
+    expect((await signed(account)).code).toBe('FORBIDDEN');
+  });
+
+  it('the nonce is bound to who asked: asked with a session, relayed without it or with another’s, is 401', async () => {
+    const account = privateKeyToAccount(generatePrivateKey());
+    await createAgentWithWallet(api, account, { name: 'relayed agent', mode: 'local' });
+    const [asker, relayer] = [await signUp('Asker'), await signUp('Relayer')];
+    for (const [askedWith, sentWith] of [
+      [asker.token, undefined],
+      [asker.token, relayer.token],
+      [undefined, relayer.token],
+    ]) {
+      const { message } = (await api.request('POST', '/api/v1/auth/siwe/nonce', { headers: askedWith ? passkey(askedWith) : {}, body: { address: account.address } })).data;
+      const res = await api.request('POST', '/api/v1/auth/siwe/verify', { headers: sentWith ? passkey(sentWith) : {}, body: { message, signature: await account.signMessage({ message }) } });
+      expect([res.status, res.code]).toEqual([401, 'UNAUTHORIZED']);
+    }
+    expect((await api.request('GET', '/api/v1/humans/me/agents', { headers: passkey(relayer.token) })).data.agents).toEqual([]);
+  });
+
+  it('a message longer than 1,024 characters is 400', async () => {
+    const account = privateKeyToAccount(generatePrivateKey());
+    const message = `${'x'.repeat(1025)}`;
+    const res = await api.request('POST', '/api/v1/auth/siwe/verify', { body: { message, signature: await account.signMessage({ message }) } });
+    expect([res.status, res.code]).toEqual([400, 'VALIDATION_ERROR']);
   });
 });

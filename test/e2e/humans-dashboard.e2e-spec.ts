@@ -31,7 +31,7 @@ async function signUp(name: string, device: PasskeyDevice = createPasskeyDevice(
 }
 
 describe('passkey deletion', () => {
-  it('deletes one passkey, never the last (403, nothing changes); another account’s: 404; the session stays valid', async () => {
+  it('deletes one passkey, never the last (403, nothing changes); another account’s: 404; the calling session stays valid, the account’s other sessions end', async () => {
     const phone = createPasskeyDevice(ORIGIN);
     const ana = await signUp('Ana', phone);
     const laptop = createPasskeyDevice(ORIGIN);
@@ -39,6 +39,8 @@ describe('passkey deletion', () => {
     const both = (await api.request('POST', '/api/v1/auth/passkey/register/verify', { headers: passkey(ana.token), body: { response: laptop.create(opts.options) } })).data.human.passkeys;
     expect(both).toHaveLength(2);
     const bo = await signUp('Bo');
+    const loginOptions = (await api.request('POST', '/api/v1/auth/passkey/login/options', { body: {} })).data;
+    const elsewhere = (await api.request('POST', '/api/v1/auth/passkey/login/verify', { body: { response: phone.get(loginOptions.options) } })).data.token as string;
 
     const foreign = await api.request('DELETE', `/api/v1/humans/me/passkeys/${encodeURIComponent(both[0].id)}`, { headers: passkey(bo.token) });
     expect([foreign.status, foreign.code]).toEqual([404, 'NOT_FOUND']);
@@ -47,7 +49,9 @@ describe('passkey deletion', () => {
 
     const deleted = await api.request('DELETE', `/api/v1/humans/me/passkeys/${both[1].id}`, { headers: passkey(ana.token) });
     expect(deleted.status).toBe(200);
-    expect(deleted.data).toEqual({ deleted: true, passkeys: [both[0]] });
+    expect(deleted.data).toEqual({ deleted: true, passkeys: [{ ...both[0], lastUsedAt: expect.any(String) }] });
+    expect((await api.request('GET', '/api/v1/humans/me', { headers: passkey(elsewhere) })).status).toBe(401);
+    expect((await api.request('GET', '/api/v1/humans/me', { headers: passkey(bo.token) })).status).toBe(200);
     const last = await api.request('DELETE', `/api/v1/humans/me/passkeys/${both[0].id}`, { headers: passkey(ana.token) });
     expect([last.status, last.code]).toEqual([403, 'FORBIDDEN']);
     expect((await api.request('GET', '/api/v1/humans/me', { headers: passkey(ana.token) })).data.passkeys.map((p: any) => p.id)).toEqual([both[0].id]);
