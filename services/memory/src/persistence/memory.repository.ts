@@ -132,6 +132,12 @@ export abstract class MemoryRepository implements PurgeTaskTable<PurgeTask> {
   /** The agent's stored memories and bytes now. */
   abstract usage(agentId: string): Promise<MemoryUsage>;
   abstract findByPath(recordId: string, path: string): Promise<MemoryRow | null>;
+  /**
+   * What remember's early quota check needs, in one read: the agent and size of the memory at (record,
+   * `path`) when `path` is given and a memory is there (else null), and the usage of that memory's agent
+   * (else of `agentId`), as {@link usage} answers it.
+   */
+  abstract quotaView(recordId: string, path: string | undefined, agentId: string): Promise<{ existing: { agentId: string; sizeBytes: number } | null; usage: MemoryUsage }>;
   /** The memory `id` if it belongs to `recordId`, else null. */
   abstract findById(recordId: string, id: string): Promise<MemoryRow | null>;
   /** The memory with this id in any record (jobs carry only the id), or null. */

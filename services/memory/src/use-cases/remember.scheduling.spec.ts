@@ -27,8 +27,7 @@ describe('remember: the save is not a scheduler job', () => {
     const saves: string[] = [];
     const repository = {
       storageQuota: { maxMemories: 1_000, maxBytes: 1e9 },
-      findByPath: async () => null,
-      usage: async () => ({ memories: 0, bytes: 0 }),
+      quotaView: async () => ({ existing: null, usage: { memories: 0, bytes: 0 } }),
       saveRemember: async (w: { id: string }) => {
         saves.push(w.id);
         await unblocked;

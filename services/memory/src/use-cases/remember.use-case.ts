@@ -167,8 +167,8 @@ export class RememberUseCase {
 
   private async refuseOverQuota(agentId: string, recordId: string, body: RememberBody): Promise<void> {
     const bytes = Buffer.byteLength(body.content, 'utf8');
-    const existing = body.path ? await this.repository.findByPath(recordId, body.path) : null;
+    const { existing, usage } = await this.repository.quotaView(recordId, body.path, agentId);
     const delta = existing ? { memories: 0, bytes: bytes - existing.sizeBytes } : { memories: 1, bytes };
-    assertWithinMemoryQuota(await this.repository.usage(existing?.agentId ?? agentId), delta, this.repository.storageQuota);
+    assertWithinMemoryQuota(usage, delta, this.repository.storageQuota);
   }
 }
