@@ -216,7 +216,7 @@ it('pages the records tree (100, then "Load more records") and a record\'s memor
   await page.getByRole('button', { name: 'Delete record', exact: true }).click();
   const confirm = page.getByRole('dialog', { name: 'Delete this record?' });
   await confirm.getByRole('button', { name: 'Delete record for good' }).click();
-  await confirm.getByRole('alert').waitFor();
+  await confirm.getByRole('alert').filter({ hasText: 'This record has child records: tick “Also delete its child records”' }).waitFor();
   expect((await api.request('GET', `/api/v1/records/${journal.id}`, { key })).status).toBe(200);
   await confirm.getByLabel('Also delete its child records').check();
   await confirm.getByRole('button', { name: 'Delete record for good' }).click();

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import type { MemoryRecord } from '@agent-memory/client';
+import { AgentMemoryError, type MemoryRecord } from '@agent-memory/client';
 import { useSession } from '../session';
 import { errorMessage } from '../api';
 import { ConfirmDialog } from './record-confirm';
@@ -25,7 +25,9 @@ export function RecordDelete({ record, onDeleted }: { record: MemoryRecord; onDe
       setConfirming(false);
       onDeleted();
     } catch (e) {
-      setError(errorMessage(e));
+      // the API's VALIDATION_ERROR for a record with children speaks of `?cascade=true`; say it in the dialog's words
+      const childrenRefused = !cascade && e instanceof AgentMemoryError && e.code === 'VALIDATION_ERROR' && /child records/i.test(e.message);
+      setError(childrenRefused ? 'This record has child records: tick “Also delete its child records” to delete them with it.' : errorMessage(e));
       setBusy(false);
     }
   };
