@@ -65,16 +65,20 @@ export class HumansApi {
   /**
    * `POST /auth/siwe/nonce` `{ address }`: the EIP-4361 (Sign in with Ethereum) message for the wallet to sign
    * unchanged, its nonce and expiry (docs/authentication.md, "Sign in with Ethereum (humans)"). Before signing,
-   * check that its first line names the host you meant to reach and its second line your wallet.
+   * check that its first line names the host you meant to reach and its second line your wallet. When the
+   * client holds a session it is sent, and the nonce is bound to that account: {@link siweVerify} must then
+   * be sent with the same session (a nonce asked for without one is verified without one).
    */
   siweNonce(address: string, options?: CallOptions): Promise<SiweNonce> {
-    return this.transport.request({ method: 'POST', path: '/auth/siwe/nonce', body: { address }, auth: 'none' }, options);
+    return this.transport.request({ method: 'POST', path: '/auth/siwe/nonce', body: { address }, auth: 'session-if-any' }, options);
   }
 
   /**
    * `POST /auth/siwe/verify` `{ message, signature }` (the wallet's EIP-191 `personal_sign` of `message`) →
    * session (stored in the client) of the human who owns the wallet's agent, and that agent. When the client
-   * holds a session, an unclaimed agent is claimed by that account; with none, by a new wallet-only account.
+   * holds a session, an unclaimed agent is claimed by that account (and the account is linked to the wallet);
+   * with none, by a new wallet-only account. An agent owned by an account not linked to the wallet (or, with
+   * a session, by another account) is FORBIDDEN, and no session is opened.
    */
   async siweVerify(message: string, signature: string, options?: CallOptions): Promise<SiweSession> {
     return this.session(await this.transport.request<SiweSession>({ method: 'POST', path: '/auth/siwe/verify', body: { message, signature }, auth: 'session-if-any' }, options));
