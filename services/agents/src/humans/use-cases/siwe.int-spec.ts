@@ -199,7 +199,7 @@ describe('who is signed in', () => {
   const anotherAccount = { code: 'FORBIDDEN', message: "This agent belongs to another account; sign in with that account's passkey" };
   async function humans(...names: string[]): Promise<string[]> {
     const ids = names.map(() => newId('human'));
-    await prisma.human.createMany({ data: ids.map((id, i) => ({ id, name: names[i] as string, webauthnUserId: newId('human') })) });
+    await prisma.human.createMany({ data: ids.map((id, i) => ({ id, name: names[i], webauthnUserId: newId('human') })) });
     return ids;
   }
   const sessionsOf = (humanId: string) => prisma.humanSession.count({ where: { humanId } });
