@@ -287,8 +287,10 @@ export class PrismaBillingRepository extends BillingRepository {
       commitId: m.commitId ?? null,
       paymentMethod: m.paymentMethod,
     };
-    if (!m.commitId) return db.ledgerEntry.upsert({ where: { chargeId: m.chargeId }, update: {}, create: data });
+    // An insert that skips a repeated charge id (ON CONFLICT DO NOTHING), then the entry read back: two
+    // statements, where an upsert took a transaction of a read, a second read and the insert.
     await db.ledgerEntry.createMany({ data: [data], skipDuplicates: true });
+    if (!m.commitId) return db.ledgerEntry.findUniqueOrThrow({ where: { chargeId: m.chargeId } });
     return (await db.ledgerEntry.findUnique({ where: { chargeId: m.chargeId } })) ?? db.ledgerEntry.findUniqueOrThrow({ where: { commitId: m.commitId } });
   }
 
