@@ -75,7 +75,7 @@ export function SignInPage() {
             </button>
           ) : null}
         </div>
-        {wallet ? <p className="hint">Sign in with Ethereum signs in the owner of the agent whose wallet you control, or creates an account that owns it.</p> : null}
+        {wallet ? <p className="hint">Sign in with Ethereum: the wallet of an unclaimed agent creates an account that owns it; an account the wallet created before is signed in again. An agent another account owns needs that account's passkey.</p> : null}
       </section>
       {busy ? (
         <p role="status">{busy === 'ethereum' ? 'Waiting for your wallet…' : 'Waiting for your passkey…'}</p>
