@@ -93,6 +93,12 @@ export interface PurgeTask {
   blobKeys: string[];
   /** Only re-index the record's stale contextual entries (a lender was replaced); nothing is deleted. */
   contextOnly?: boolean;
+  /**
+   * The memories this forget or replace marked stale, known only to the process that marked them (not
+   * stored): a run with them (the inline run after the request) re-indexes only these; a task read back from
+   * the table (its retry job, start-up, the sweep) re-indexes every stale memory of the record.
+   */
+  borrowers?: string[];
 }
 
 /** A memory's contextual index state (recall/contextual-index.ts): its lenders (a superset), stale flag and epoch. */
@@ -192,8 +198,22 @@ export abstract class MemoryRepository implements PurgeTaskTable<PurgeTask> {
   abstract forget(memory: MemoryRow): Promise<PurgeTask | null>;
   /** The memory's contextual state and up to `depth` rows of its record written just before it (newest first); no locks. */
   abstract contextWindow(id: string, depth: number): Promise<{ self: ContextState; before: MemoryRow[] } | null>;
-  /** Ids of the record's memories marked stale, at most `limit`. */
-  abstract staleContext(recordId: string, limit: number): Promise<string[]>;
+  /**
+   * Ids of the record's memories marked stale, in id order after `after` (from the first when absent), at
+   * most `limit`; with `lender`, only those whose `contextLenders` hold it.
+   */
+  abstract staleContext(recordId: string, limit: number, options?: { after?: string; lender?: string }): Promise<string[]>;
+  /**
+   * A stale memory whose own content cannot be read is never re-indexed: with the memory locked and still at
+   * `w.contentHash` and epoch `w.epoch`, runs `deleteEntry()` (its index entry, which may hold borrowed
+   * context, goes) and keeps it stale (recall leaves it out). 'changed'/'gone' as {@link applyContext}.
+   */
+  abstract dropContext(w: Omit<ContextWrite, 'lenders'>, deleteEntry: () => Promise<void>): Promise<GuardedWriteOutcome>;
+  /**
+   * The erasure of forget task `id` is done (vector and blobs deleted): it becomes context-only (no blob keys
+   * left), so only the re-index of its record's stale memories remains to retry.
+   */
+  abstract erasurePurged(id: string): Promise<void>;
   /**
    * Confirms a re-index in two short transactions: (1) with the lenders locked `FOR SHARE` and the memory
    * `FOR UPDATE`, checks all are still at the versions used and adds the lenders to `contextLenders`

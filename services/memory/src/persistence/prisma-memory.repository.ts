@@ -273,10 +273,30 @@ export class PrismaMemoryRepository implements MemoryRepository {
     return { self, before };
   }
 
-  /** Ids of the record's stale memories, at most `limit` (partial index `memories_context_stale_idx`). */
-  async staleContext(recordId: string, limit: number): Promise<string[]> {
-    const rows = await this.prisma.memory.findMany({ where: { recordId, contextStale: true }, select: { id: true }, orderBy: { id: 'asc' }, take: limit });
+  /** Ids of the record's stale memories in id order after `after`, at most `limit` (partial index `memories_context_stale_idx`). */
+  async staleContext(recordId: string, limit: number, options: { after?: string; lender?: string } = {}): Promise<string[]> {
+    const rows = await this.prisma.memory.findMany({
+      where: { recordId, contextStale: true, ...(options.after !== undefined ? { id: { gt: options.after } } : {}), ...(options.lender !== undefined ? { contextLenders: { has: options.lender } } : {}) },
+      select: { id: true },
+      orderBy: { id: 'asc' },
+      take: limit,
+    });
     return rows.map((r) => r.id);
+  }
+
+  /** Deletes a stale memory's index entry under its row lock, at the version and epoch given; it stays stale. */
+  async dropContext(w: Omit<ContextWrite, 'lenders'>, deleteEntry: () => Promise<void>): Promise<GuardedWriteOutcome> {
+    return this.prisma.$transaction(async (tx) => {
+      const [self] = await lockContext(tx, w.id);
+      if (!self) return 'gone' as const;
+      if (self.contentHash !== w.contentHash || self.contextEpoch !== w.epoch) return 'changed' as const;
+      await deleteEntry();
+      return 'applied' as const;
+    }, VECTOR_WRITE_TRANSACTION);
+  }
+
+  async erasurePurged(id: string): Promise<void> {
+    await this.prisma.memoryPurgeTask.updateMany({ where: { id }, data: { contextOnly: true, blobKeys: [] } });
   }
 
   /**

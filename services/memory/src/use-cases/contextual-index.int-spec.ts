@@ -95,6 +95,25 @@ describe('contextual indexing with two replicas over PostgreSQL', () => {
     expect(await index.count(recordId)).toBe(1);
   }, 120_000);
 
+  it('a borrower whose own blob is gone loses its entry and stays hidden, without holding up the forget\'s task or the repair of the others', async () => {
+    const recordId = newId('record');
+    const m = await remember(replicas[0], recordId, M, 'm');
+    const s = await remember(replicas[0], recordId, S, 's');
+    const n = await remember(replicas[0], recordId, N, 'n');
+    expect(await holdersOfWord(recordId)).toEqual(expect.arrayContaining([m, s]));
+    // S's own content is lost (not an outage): it can never be re-indexed.
+    const lost = (await replicas[0].repository.findById(recordId, s))!;
+    await blobs.delete([lost.blobKey]);
+    await replicas[0].forget.execute({ agentId, recordId, target: { path: 'm' } });
+    // N is repaired although S (before it in id order or not) fails; S's entry is deleted, S stays out of recall.
+    expect(await holdersOfWord(recordId)).toEqual([]);
+    expect(await visible(recordId, [s, n])).toEqual([n]);
+    expect(await index.count(recordId)).toBe(1);
+    expect((await replicas[0].repository.pendingPurges()).filter((t) => t.recordId === recordId)).toEqual([]);
+    // A later full repair of the record does not fail on it either.
+    await expect(replicas[0].contextual.repairStale(recordId)).resolves.toBe(0);
+  }, 120_000);
+
   it('replacing M takes its old word back from the successor (context-only purge task)', async () => {
     const recordId = newId('record');
     const m = await remember(replicas[0], recordId, M, 'm');

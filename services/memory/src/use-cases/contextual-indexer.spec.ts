@@ -18,26 +18,43 @@ function row(id: string, content: string, createdAt: Date): MemoryRow & { conten
   return { id, recordId: 'rec_1', agentId: 'agt_1', path: id, type: 'episode', summary: '', contentHash: hash, blobKey: `b/${id}`, sizeBytes: content.length, embedderId: 'fake@2', createdAt, updatedAt: createdAt, content };
 }
 
-function setup(rows: Array<MemoryRow & { content: string }>, outcomes: GuardedWriteOutcome[] = [], missing = new Set<string>(), stale = true) {
+/** `missing`: blob keys that are gone (final); `down`: blob keys whose reads fail (a store outage). */
+function setup(rows: Array<MemoryRow & { content: string }>, outcomes: GuardedWriteOutcome[] = [], missing = new Set<string>(), stale = true, down = new Set<string>()) {
   const upserts: VectorPoint[][] = [];
   const confirms: ContextWrite[] = [];
-  const blobs = { get: async (key: string) => (missing.has(key) ? null : Buffer.from(rows.find((r) => r.blobKey === key)!.content)) } as unknown as BlobStore;
-  const index = { upsert: async (points: VectorPoint[]) => void upserts.push(points) } as unknown as VectorIndex;
+  const deleted: string[] = [];
+  const staleIds = new Set(stale ? rows.map((r) => r.id) : []);
+  const blobs = {
+    get: async (key: string) => {
+      if (down.has(key)) throw new Error('blob store down');
+      return missing.has(key) ? null : Buffer.from(rows.find((r) => r.blobKey === key)!.content);
+    },
+  } as unknown as BlobStore;
+  const index = { upsert: async (points: VectorPoint[]) => void upserts.push(points), delete: async (_tenant: string, ids: readonly string[]) => void deleted.push(...ids) } as unknown as VectorIndex;
   const repository = {
     contextWindow: async (id: string, depth: number) => {
       const i = rows.findIndex((r) => r.id === id);
       if (i < 0) return null;
-      const self: ContextState = { ...rows[i], contextLenders: [], contextStale: stale, contextEpoch: 0 };
-      return { self, before: rows.slice(Math.max(0, i - depth), i).reverse() };
+      const self: ContextState = { ...rows[i], contextLenders: [], contextStale: staleIds.has(id), contextEpoch: 0 };
+      return { self, before: depth > 0 ? rows.slice(Math.max(0, i - depth), i).reverse() : [] };
     },
     applyContext: async (w: ContextWrite, write: (type: string) => Promise<void>) => {
       confirms.push(w);
       const outcome = outcomes.shift() ?? 'applied';
-      if (outcome === 'applied') await write('episode');
+      if (outcome === 'applied') {
+        await write('episode');
+        staleIds.delete(w.id);
+      }
       return outcome;
     },
+    staleContext: async (_recordId: string, limit: number, { after }: { after?: string } = {}) =>
+      [...staleIds].sort().filter((id) => after === undefined || id > after).slice(0, limit),
+    dropContext: async (_w: ContextWrite, deleteEntry: () => Promise<void>) => {
+      await deleteEntry();
+      return 'applied';
+    },
   } as unknown as MemoryRepository;
-  return { indexer: new ContextualIndexer(embedder, blobs, index, repository, { ...DEFAULT_CONTEXT, gapSeconds: 60 }), upserts, confirms };
+  return { indexer: new ContextualIndexer(embedder, blobs, index, repository, { ...DEFAULT_CONTEXT, gapSeconds: 60 }), upserts, confirms, deleted, staleIds };
 }
 
 const t0 = new Date('2026-01-01T00:00:00Z');
@@ -93,5 +110,30 @@ describe('ContextualIndexer.reindex', () => {
     const { indexer, upserts } = setup(rows, [], new Set(['b/m1']));
     await expect(indexer.reindex('m1')).rejects.toThrow('missing');
     expect(upserts).toEqual([]);
+  });
+});
+
+describe('ContextualIndexer.repairStale', () => {
+  it('a store outage on one memory does not stop the repair of the others; it throws at the end and that memory stays stale', async () => {
+    const rows = [row('m0', 'alpha', at(0)), row('m1', 'bravo', at(1)), row('m2', 'charlie', at(2))];
+    const { indexer, staleIds, deleted } = setup(rows, [], new Set(), true, new Set(['b/m1']));
+    await expect(indexer.repairStale('rec_1')).rejects.toThrow('1 stale memories of record rec_1 failed (first: m1)');
+    expect([...staleIds]).toEqual(['m1']);
+    expect(deleted).toEqual([]);
+  });
+
+  it('a memory whose own content is missing loses its entry, stays stale and does not fail the repair; the others are re-indexed', async () => {
+    const rows = [row('m0', 'alpha', at(0)), row('m1', 'bravo', at(1)), row('m2', 'charlie', at(2))];
+    const { indexer, staleIds, deleted } = setup(rows, [], new Set(['b/m1']));
+    expect(await indexer.repairStale('rec_1')).toBe(2);
+    expect([...staleIds]).toEqual(['m1']);
+    expect(deleted).toEqual(['m1']);
+  });
+
+  it('with the ids a forget marked, re-indexes only those', async () => {
+    const rows = [row('m0', 'alpha', at(0)), row('m1', 'bravo', at(1)), row('m2', 'charlie', at(2))];
+    const { indexer, staleIds } = setup(rows);
+    expect(await indexer.repairStale('rec_1', ['m2'])).toBe(1);
+    expect([...staleIds].sort()).toEqual(['m0', 'm1']);
   });
 });

@@ -16,6 +16,11 @@ export interface OwnMaterial {
   sparse: ContextSource['sparse'];
 }
 
+/** A memory's own content is missing from the blob store or does not match its hash (not an outage: final). */
+export class UnreadableContentError extends Error {
+  override readonly name = 'UnreadableContentError';
+}
+
 /** Injection token of the {@link ContextOptions} in force (`RECALL_CONTEXT`, `RECALL_CONTEXT_GAP_SECONDS`). */
 export const RECALL_CONTEXT = Symbol('RecallContext');
 
@@ -41,9 +46,10 @@ const REPAIR_PAGES = 1_000;
  *   recall leaves stale rows out (`MemoryRepository.findMany`) from that COMMIT on, and a durable purge
  *   task (the forget's, or a context-only one for a replace; `PurgeStoresUseCase`) re-indexes them
  *   ({@link repairStale}), retried by its job, at start-up and by the purge sweep until it succeeds.
- * A memory whose own content cannot be read (blob store down, blob missing or altered) cannot be
- * re-indexed: it stays stale and the purge task is retried. A predecessor whose content cannot be read
- * lends nothing.
+ * A memory whose own content cannot be read because a store is down cannot be re-indexed: it stays stale
+ * and the purge task is retried (after the task's other memories). One whose blob is missing or altered
+ * never can: its entry is deleted and it stays stale for good, without failing the task. A predecessor
+ * whose content cannot be read lends nothing.
  */
 @Injectable()
 export class ContextualIndexer {
@@ -100,21 +106,59 @@ export class ContextualIndexer {
   }
 
   /**
-   * Re-indexes every stale memory of the record (the purge task of a forget or replace), page by page
-   * (each re-index clears its memory's flag). Throws on the first failure (the task is retried) or when
-   * memories keep being marked stale for {@link REPAIR_PAGES} pages; returns how many were re-indexed.
+   * Re-indexes the stale memories of the record (the purge task of a forget or replace): `only` these ids
+   * (the ones a forget or replace just marked, its inline run), else every stale memory in id order, page
+   * by page (each re-index clears its memory's flag). A failing memory does not stop the others: the rest
+   * are re-indexed, then it throws (the task is retried). A memory whose own content is missing or altered
+   * ({@link UnreadableContentError}, as opposed to a store that is down) can never be re-indexed: its index
+   * entry is deleted (nothing it borrowed can show), it stays stale (recall leaves it out), it is logged,
+   * and it does not fail the task. Also throws when stale memories remain after {@link REPAIR_PAGES} pages.
+   * Returns how many were re-indexed.
    */
-  async repairStale(recordId: string): Promise<number> {
+  async repairStale(recordId: string, only?: readonly string[]): Promise<number> {
     let done = 0;
-    for (let page = 0; page < REPAIR_PAGES; page++) {
-      const ids = await this.repository.staleContext(recordId, STALE_PAGE);
-      if (ids.length === 0) return done;
-      for (const id of ids) {
-        await this.reindex(id);
-        done++;
+    const failures: Array<{ id: string; err: unknown }> = [];
+    const repair = async (id: string) => {
+      try {
+        if (await this.reindex(id)) done++;
+      } catch (err) {
+        try {
+          if (!(err instanceof UnreadableContentError)) throw err;
+          await this.withdraw(id, err);
+        } catch (failure) {
+          failures.push({ id, err: failure });
+        }
+      }
+    };
+    if (only) {
+      for (const id of only) await repair(id);
+    } else {
+      let after: string | undefined;
+      for (let page = 0; ; page++) {
+        const ids = await this.repository.staleContext(recordId, STALE_PAGE, { after });
+        if (ids.length === 0) break;
+        if (page >= REPAIR_PAGES) throw new Error(`Stale contextual entries of record ${recordId} remain after ${REPAIR_PAGES} pages; retried later`);
+        for (const id of ids) await repair(id);
+        after = ids[ids.length - 1];
       }
     }
-    throw new Error(`Stale contextual entries of record ${recordId} remain after ${REPAIR_PAGES} pages; retried later`);
+    if (failures.length > 0) {
+      throw new Error(`Contextual re-index of ${failures.length} stale memories of record ${recordId} failed (first: ${failures[0].id}); retried later`, { cause: failures[0].err });
+    }
+    return done;
+  }
+
+  /**
+   * A stale memory whose own content cannot be read: deletes its index entry (if it is still at the version
+   * and epoch read) and leaves it stale. Throws when the delete fails or the memory changed meanwhile (retried).
+   */
+  private async withdraw(id: string, cause: UnreadableContentError): Promise<void> {
+    const window = await this.repository.contextWindow(id, 0);
+    if (!window) return;
+    const { self } = window;
+    const outcome = await this.repository.dropContext({ id, contentHash: self.contentHash, epoch: self.contextEpoch }, () => this.index.delete(self.recordId, [id]));
+    if (outcome === 'changed') throw new Error(`Memory ${id} changed while its unreadable entry was withdrawn; retried later`, { cause });
+    if (outcome === 'applied') this.logger.error({ memoryId: id, recordId: self.recordId, err: cause }, 'Own content of a stale memory cannot be read: its index entry is deleted and recall leaves it out');
   }
 
   /**
@@ -142,7 +186,7 @@ export class ContextualIndexer {
       return null;
     }
     const damage = bytes ? verifyBlob(row.blobKey, bytes, row.contentHash) : new Error(`Content of memory ${row.id} is missing (${row.blobKey})`);
-    if (damage && required) throw damage;
+    if (damage && required) throw new UnreadableContentError(damage.message, { cause: damage });
     if (!bytes || damage) return null;
     const content = bytes.toString('utf8');
     const dense = await embedDocument(this.embedder, content, { scope: row.recordId });

@@ -91,20 +91,27 @@ describe('PurgeStoresUseCase sweep (PGlite purge tasks, in-process queue)', () =
     await jobs.close();
   });
 
-  it('a forget\'s task re-indexes the record\'s stale borrowers after deleting; a context-only task deletes nothing; both stay pending until the re-index succeeds', async () => {
+  it('a forget\'s task finishes its erasure, then re-indexes the record\'s stale borrowers; a context-only task deletes nothing; both stay pending until the re-index succeeds', async () => {
     const tasks = new Map<string, PurgeTask>();
+    const steps: string[] = [];
     const repository = {
       findPurge: async (id: string) => tasks.get(id) ?? null,
       completePurge: async (id: string) => void tasks.delete(id),
+      erasurePurged: async (id: string) => {
+        steps.push(`erased ${id}`);
+        const task = tasks.get(id);
+        if (task) tasks.set(id, { ...task, contextOnly: true, blobKeys: [] });
+      },
     } as unknown as MemoryRepository;
     const index = flakyIndex();
     const blobs = new FilesystemBlobStore(join(dir, 'blobs-context'));
-    const repaired: string[] = [];
+    const repaired: Array<[string, readonly string[] | undefined]> = [];
     let repairFails = true;
     const contextual = {
-      repairStale: async (recordId: string) => {
+      repairStale: async (recordId: string, only?: readonly string[]) => {
+        steps.push(`repair ${recordId}`);
         if (repairFails) throw new Error('blob store down');
-        repaired.push(recordId);
+        repaired.push([recordId, only]);
         return 1;
       },
     } as unknown as ContextualIndexer;
@@ -115,20 +122,32 @@ describe('PurgeStoresUseCase sweep (PGlite purge tasks, in-process queue)', () =
     await blobs.put(forgetTask.blobKeys[0], Buffer.from('lender'));
     for (const task of [forgetTask, replaceTask]) tasks.set(task.id, task);
 
-    expect(await purge.runOrQueue(forgetTask)).toBe(false);
+    expect(await purge.runOrQueue({ ...forgetTask, borrowers: ['mem_b'] })).toBe(false);
     expect(await purge.runOrQueue(replaceTask)).toBe(false);
-    // The forgotten memory's vector and blobs are gone even though the re-index failed; the tasks remain.
+    // The forgotten memory's vector and blobs are gone even though the re-index failed, and the erasure is
+    // recorded before the re-index starts (the task turned context-only); the tasks remain.
+    expect(steps).toEqual(['erased prg_forget', 'repair rec_f', 'repair rec_r']);
     expect(index.deleted).toEqual(['mem_lender']);
     expect(await blobs.get(forgetTask.blobKeys[0])).toBeNull();
     expect([...tasks.keys()].sort()).toEqual(['prg_forget', 'prg_replace']);
+    expect(tasks.get('prg_forget')).toMatchObject({ contextOnly: true, blobKeys: [] });
 
+    // Retried as read back from the table: only the re-index is left, of every stale memory of the record.
     repairFails = false;
-    expect(await purge.runOrQueue(forgetTask)).toBe(true);
-    expect(await purge.runOrQueue(replaceTask)).toBe(true);
-    expect(repaired).toEqual(['rec_f', 'rec_r']);
+    expect(await purge.runOrQueue(tasks.get('prg_forget')!)).toBe(true);
+    expect(await purge.runOrQueue(tasks.get('prg_replace')!)).toBe(true);
+    expect(repaired).toEqual([['rec_f', undefined], ['rec_r', undefined]]);
     expect(tasks.size).toBe(0);
-    // The replaced memory still exists: its vector was never deleted.
-    expect(index.deleted).toEqual(['mem_lender', 'mem_lender']);
+    expect(index.deleted).toEqual(['mem_lender']);
+
+    // Inline with the borrowers the forget marked: only those; none marked: no re-index, completed at once.
+    const inline: PurgeTask = { id: 'prg_inline', recordId: 'rec_i', memoryId: 'mem_i', blobKeys: [], borrowers: ['mem_s'] };
+    const alone: PurgeTask = { id: 'prg_alone', recordId: 'rec_a', memoryId: 'mem_a', blobKeys: [], borrowers: [] };
+    for (const task of [inline, alone]) tasks.set(task.id, task);
+    expect(await purge.runOrQueue(inline)).toBe(true);
+    expect(await purge.runOrQueue(alone)).toBe(true);
+    expect(repaired.slice(2)).toEqual([['rec_i', ['mem_s']]]);
+    expect(tasks.size).toBe(0);
     await purge.flushCompaction();
     await jobs.close();
   });

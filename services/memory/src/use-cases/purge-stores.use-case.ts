@@ -11,8 +11,8 @@ import { ContextualIndexer } from './contextual-indexer';
  * retries, start-up resumption and the periodic sweep are the shared {@link RecordPurges} it extends (job
  * `memory.purge`, payload `{ taskId }`; docs/architecture.md, "Record deletion"). A forget's task then
  * re-indexes the record's memories that borrowed context from the forgotten one (marked stale by the
- * forget; `ContextualIndexer.repairStale`), after the blobs are gone; a context-only task (a replaced
- * lender) does only that.
+ * forget; `ContextualIndexer.repairStale`), after its erasure is finished and recorded (the task becomes
+ * context-only); a context-only task (a replaced lender) does only that.
  */
 @Injectable()
 export class PurgeStoresUseCase extends RecordPurges<'memory.purge', PurgeTask> {
@@ -37,23 +37,30 @@ export class PurgeStoresUseCase extends RecordPurges<'memory.purge', PurgeTask> 
     });
   }
 
+  /**
+   * A forget's erasure (vector, blobs) comes first and is finished (the task turned context-only, compaction
+   * and reclaim scheduled) before any re-index, so erasure never waits on one; then the stale borrowers are
+   * re-indexed: `task.borrowers` only when given (the inline run), else every stale memory of the record.
+   * Throws when a store fails (the job retries what is left).
+   */
   protected async run(task: PurgeTask): Promise<void> {
-    if (task.contextOnly) {
-      await this.contextual?.repairStale(task.recordId);
-      await this.repository.completePurge(task.id);
-      return;
+    if (!task.contextOnly) {
+      if (task.memoryId) {
+        await this.index.delete(task.recordId, [task.memoryId]);
+        await this.blobs.delete(task.blobKeys);
+      } else {
+        await this.index.deleteTenant(task.recordId);
+        await this.blobs.deletePrefix(`records/${task.recordId}/memories/`);
+      }
+      const repairs = task.memoryId !== null && this.contextual !== undefined && (task.borrowers === undefined || task.borrowers.length > 0);
+      if (repairs) await this.repository.erasurePurged(task.id);
+      else await this.repository.completePurge(task.id);
+      this.scheduleCompaction();
+      this.reclaim?.request();
+      if (!repairs) return;
     }
-    if (task.memoryId) {
-      await this.index.delete(task.recordId, [task.memoryId]);
-      await this.blobs.delete(task.blobKeys);
-      await this.contextual?.repairStale(task.recordId);
-    } else {
-      await this.index.deleteTenant(task.recordId);
-      await this.blobs.deletePrefix(`records/${task.recordId}/memories/`);
-    }
+    await this.contextual?.repairStale(task.recordId, task.borrowers);
     await this.repository.completePurge(task.id);
-    this.scheduleCompaction();
-    this.reclaim?.request();
   }
 
   /** Deleted vectors leave the disk within seconds of a purge; bursts of forgets share one compaction. */
