@@ -57,3 +57,22 @@ describe('embedding scope of recall and remember (cross-tenant cache isolation)'
     expect(calls).toEqual([{ scope: 'rec_alice' }]);
   });
 });
+
+describe('recall leaves entries without a visible row out of the fusion', () => {
+  it('a stale or forgotten entry that matches better does not change the scores of the others', async () => {
+    const embedder: Embedder = { id: 'fake@2', dimension: 2, embed: async (texts) => texts.map(() => Float32Array.from([1, 0])) };
+    const indexOf = (hits: Array<{ id: string; cos: number; bm25: number }>) =>
+      ({
+        searchDense: async () => hits.map((h) => ({ id: h.id, score: h.cos })),
+        searchSparse: async () => hits.map((h) => ({ id: h.id, score: h.bm25 })),
+        scoreDense: async () => new Map<string, number>(),
+      }) as unknown as VectorIndex;
+    const row = (id: string) => ({ id, path: id, type: 'episode', summary: '' });
+    const shown = { findMany: async (_r: string, ids: readonly string[]) => ids.filter((id) => id !== 'mem_stale').map(row) } as unknown as MemoryRepository;
+    const body = { query: 'zorblaxian marmalade', limit: 5 };
+    const alone = await new RecallUseCase(shown, embedder, indexOf([{ id: 'mem_kept', cos: 0.5, bm25: 2 }])).execute({ agentId: 'agt_1', recordId: 'rec_1', body });
+    const withStale = await new RecallUseCase(shown, embedder, indexOf([{ id: 'mem_stale', cos: 0.9, bm25: 10 }, { id: 'mem_kept', cos: 0.5, bm25: 2 }])).execute({ agentId: 'agt_1', recordId: 'rec_1', body });
+    expect(withStale.memories.map((m) => m.id)).toEqual(['mem_kept']);
+    expect(withStale.memories[0].similarity).toBe(alone.memories[0].similarity);
+  });
+});

@@ -3,7 +3,7 @@ import { FairScheduler, requestDeadline } from '@agent-memory/platform';
 import { DomainError, type RecalledMemory, type RecallResponse } from '@agent-memory/shared';
 import { EMBEDDER, type Embedder } from '../embedding/embedder.port';
 import type { MemoryRecallMessage } from '../memory.messages';
-import { MemoryRepository } from '../persistence/memory.repository';
+import { MemoryRepository, type MemoryRow } from '../persistence/memory.repository';
 import { hybridSearch } from '../recall/hybrid-search';
 import { denseQueryText } from '../recall/query-rewrite';
 import { VECTOR_INDEX, type VectorIndex } from '../vector-index/vector-index.port';
@@ -13,8 +13,8 @@ import { DEFAULT_MEMORY_ADMISSION, MEMORY_WORK_SCHEDULER, RECALL_COST } from './
  * Recall by meaning (docs/api.md, "Memories"): dense search (cosine of sentence embeddings) and
  * keyword search (BM25) within the record, fused into one ranking (`recall/hybrid-ranking.ts`). The
  * order is the fused relevance and `similarity` is that relevance in 0..1 (`HybridHit.relevance`), so it
- * never increases down the list and a client may cut at a threshold (docs/api.md, "Recall"). Only memories whose metadata row exists are
- * returned, so nothing forgotten or half-written ever shows.
+ * never increases down the list and a client may cut at a threshold (docs/api.md, "Recall"). Only memories whose metadata row exists and
+ * is not stale take part in the fusion and are returned, so nothing forgotten or half-written ever shows or moves a score.
  */
 @Injectable()
 export class RecallUseCase {
@@ -30,6 +30,7 @@ export class RecallUseCase {
    * "Fairness between agents") in `recordId`. Errors: RATE_LIMITED when too many of the agent's calls wait.
    */
   async execute({ agentId, recordId, body }: MemoryRecallMessage): Promise<RecallResponse> {
+    let rows = new Map<string, MemoryRow>();
     const ranked = await this.scheduler.run(agentId, RECALL_COST, async () => {
       // A call that waited past its deadline is answered 500 by the gateway already: skip its work.
       const deadline = requestDeadline();
@@ -38,10 +39,14 @@ export class RecallUseCase {
       // Scoped to the record: the embedder's cache never answers one tenant with another's text.
       const [vector] = await this.embedder.embed([denseQueryText(body.query)], { scope: recordId });
       if (!vector) throw new Error('The embedder returned no vector');
-      // A few more than asked, in case some hits have no row (half-written, or being forgotten right now).
-      return hybridSearch(this.index, { tenant: recordId, vector, query: body.query, limit: body.limit + 10, types: body.types });
+      // Candidates without a visible row (half-written, being forgotten, stale while re-indexed) are dropped
+      // before fusion: they neither show nor set the scale of the scores (docs/api.md, "Recall").
+      const visible = async (ids: readonly string[]) => {
+        rows = new Map((await this.repository.findMany(recordId, ids)).map((r) => [r.id, r]));
+        return new Set(rows.keys());
+      };
+      return hybridSearch(this.index, { tenant: recordId, vector, query: body.query, limit: body.limit, types: body.types, visible });
     });
-    const rows = new Map((await this.repository.findMany(recordId, ranked.map((h) => h.id))).map((r) => [r.id, r]));
     const memories: RecalledMemory[] = ranked
       .filter((h) => rows.has(h.id))
       .slice(0, body.limit)
