@@ -117,16 +117,17 @@ export class PrismaMemoryRepository implements MemoryRepository {
    *    whose vector and blobs are being purged, is never written again);
    * 3. completes the idempotency claim with a guarded update (still pending, still `claimedAt`), throwing
    *    {@link IdempotencyClaimLostError} (rollback) when the claim was taken over;
+   * 3a. on a replace with `w.contextTaskId`, marks the memories that may have borrowed context from this one
+   *    stale (recall leaves them out from COMMIT on) and, if any, writes that context-only purge task
+   *    ({@link markBorrowersStale}; the caller runs it after COMMIT), before the usage row is locked (the
+   *    lock order of forget: memory, borrowers, usage);
    * 4. charges the agent's storage quota (one more memory and its bytes, or the size change of a
    *    replace; {@link chargeMemoryUsage}), throwing ForbiddenError (rollback) when it would be exceeded;
    * 5. refuses to go on once the bus request's deadline has passed (DeadlineExceededError, rollback; again
    *    just before COMMIT for a new memory), so a write the gateway gave up on is not applied;
    * 6. with `w.contextDepth`, reads the memory's place in the record's write order (a new memory's is the
    *    database clock now) and its neighbours under `FOR SHARE` ({@link neighboursOf}); runs
-   *    `writeVector(id, neighbours)` and writes the row and its write log entry;
-   * 7. on a replace with `w.contextTaskId`, marks the memories that may have borrowed context from this one
-   *    stale (recall leaves them out from COMMIT on) and, if any, writes that context-only purge task
-   *    ({@link markBorrowersStale}; the caller runs it after COMMIT).
+   *    `writeVector(id, neighbours)` and writes the row and its write log entry.
    * `respond(id)` builds the response stored with the idempotency key. Returns the memory's id.
    * Errors: NotFoundError (record deleted), IdempotencyClaimLostError, ForbiddenError (storage quota),
    * DeadlineExceededError;
@@ -144,6 +145,9 @@ export class PrismaMemoryRepository implements MemoryRepository {
       const depth = w.contextDepth ?? 0;
       const createdAt = existing?.createdAt ?? (depth > 0 ? await databaseNow(tx) : undefined);
       const neighbours = createdAt ? await neighboursOf(tx, w.recordId, id, createdAt, depth) : { createdAt: new Date(), before: [], after: [] };
+      // A replace marks its borrowers stale right after its own row, before the usage row: the lock order of
+      // forget (memory, borrowers, usage), so a replace of A and a forget of a borrower of A never deadlock.
+      if (existing && w.contextTaskId) await markBorrowersStale(tx, w.recordId, id, { id: w.contextTaskId, contextOnly: true });
       const response = respond(id);
       if (w.idempotency) {
         const { count } = await tx.memoryIdempotencyKey.updateMany({
@@ -160,9 +164,11 @@ export class PrismaMemoryRepository implements MemoryRepository {
       assertBeforeDeadline();
       if (writeVector) await writeVector(id, neighbours);
       const version = { type: w.type, summary: w.summary, contentHash: w.contentHash, blobKey: w.blobKey, sizeBytes: w.sizeBytes, embedderId: w.embedderId };
-      if (existing) await tx.memory.update({ where: { id }, data: { ...version, updatedAt: new Date() } });
-      if (existing && w.contextTaskId) await markBorrowersStale(tx, w.recordId, id, { id: w.contextTaskId, contextOnly: true });
-      else await tx.memory.create({ data: { id, recordId: w.recordId, agentId: w.agentId, path: w.path, ...version, ...(createdAt ? { createdAt, updatedAt: createdAt } : {}) } });
+      if (existing) {
+        await tx.memory.update({ where: { id }, data: { ...version, updatedAt: new Date() } });
+      } else {
+        await tx.memory.create({ data: { id, recordId: w.recordId, agentId: w.agentId, path: w.path, ...version, ...(createdAt ? { createdAt, updatedAt: createdAt } : {}) } });
+      }
       await tx.memoryWriteLog.create({
         data: { recordId: w.recordId, memoryId: id, op: 'remember', path: w.path, contentHash: w.contentHash, blobKey: w.blobKey, idempotencyKey: w.idempotency?.key ?? null },
       });

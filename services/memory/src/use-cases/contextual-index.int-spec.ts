@@ -114,6 +114,38 @@ describe('contextual indexing with two replicas over PostgreSQL', () => {
     await expect(replicas[0].contextual.repairStale(recordId)).resolves.toBe(0);
   }, 120_000);
 
+  it('saveRemember at a path that holds a memory replaces it in place, also without a context task', async () => {
+    const recordId = newId('record');
+    const write = (content: string) => ({
+      id: newId('memory'), recordId, agentId, path: 'same', type: 'episode' as const, summary: content, contentHash: `sha256:${content}`, blobKey: `records/${recordId}/memories/${content}`, sizeBytes: content.length, embedderId: embedder.id,
+    });
+    const first = await replicas[0].repository.saveRemember(write('one'), () => ({}));
+    expect(await replicas[0].repository.saveRemember(write('two'), () => ({}))).toBe(first);
+    expect((await replicas[0].repository.findByPath(recordId, 'same'))?.summary).toBe('two');
+  }, 60_000);
+
+  it('a replace of a lender and a forget of its borrower at the same moment do not deadlock (memory, borrowers, usage)', async () => {
+    const recordId = newId('record');
+    const m = await remember(replicas[0], recordId, M, 'm');
+    const s = await remember(replicas[0], recordId, S, 's');
+    await eventually(async () => expect((await replicas[0].repository.contextWindow(s, 0))?.self.contextLenders).toContain(m));
+    // A forget of S as forget takes its locks (S's row, then the usage row), the usage row held back until the
+    // replace of M waits on S; this transaction detects a deadlock first, if there is one (it is the victim).
+    let entered!: () => void;
+    const holding = new Promise<void>((resolve) => (entered = resolve));
+    const forgetS = replicas[1].prisma.$transaction(async (tx) => {
+      await tx.$executeRawUnsafe(`SET LOCAL deadlock_timeout = '100ms'`);
+      await tx.$executeRaw`DELETE FROM "memory"."memories" WHERE id = ${s}`;
+      entered();
+      await new Promise((r) => setTimeout(r, 700));
+      await tx.$executeRaw`UPDATE "memory"."agent_usage" SET memory_count = memory_count - 1 WHERE agent_id = ${agentId}`;
+    }, { timeout: 20_000 });
+    await holding;
+    const replace = remember(replicas[0], recordId, M2, 'm');
+    await expect(forgetS).resolves.toBeUndefined();
+    expect(await replace).toBe(m);
+  }, 120_000);
+
   it('replacing M takes its old word back from the successor (context-only purge task)', async () => {
     const recordId = newId('record');
     const m = await remember(replicas[0], recordId, M, 'm');
