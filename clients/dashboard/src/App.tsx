@@ -14,10 +14,28 @@ import { RecordPage } from './pages/RecordPage';
  * - `/account` the human's passkeys
  * - `/agents/:agentId` one agent: records tree, keys, balance and usage
  * - `/agents/:agentId/records/:recordId` one record: memories by type, search, files
+ * While the saved session is checked: "Loading…"; when that check fails other than by 401: the error and "Retry".
  */
 export function App() {
-  const { human } = useSession();
-  if (human === null) return <p role="status" className="loading">Loading…</p>;
+  const session = useSession();
+  const { human } = session;
+  if (human === null) {
+    return (
+      <main id="main" tabIndex={-1}>
+        {session.loadError ? (
+          <>
+            <h1>Could not load your session</h1>
+            <p role="alert" className="error">{session.loadError}</p>
+            <p>
+              <button type="button" className="primary" onClick={() => session.retry()}>Retry</button>
+            </p>
+          </>
+        ) : (
+          <p role="status" className="loading">Loading…</p>
+        )}
+      </main>
+    );
+  }
   if (human === undefined) {
     return (
       <Layout>

@@ -29,6 +29,15 @@ async function expectAccessible(page: Page, name: string): Promise<void> {
   expect(violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id)).toEqual([]);
 }
 
+/** `POST /api/v1/auth/logout` with `token`: ends that session on the server; answers the HTTP status. */
+async function logoutOnServer(token: string): Promise<number> {
+  const response = await fetch(`${server.origin}/api/v1/auth/logout`, { method: 'POST', headers: { authorization: `Passkey ${token}`, 'content-type': 'application/json' }, body: '{}' });
+  return response.status;
+}
+
+/** The browser's log line for a 401 answer: the one console error expected when a session is refused. */
+const UNAUTHORIZED_LOG = /^console error: Failed to load resource: the server responded with a status of 401/;
+
 const sessionToken = (page: Page) => page.evaluate(() => sessionStorage.getItem('agent-memory.session'));
 const passkeyRows = (page: Page) => page.locator('table tbody tr');
 
@@ -81,9 +90,15 @@ it('signs up, out and in again, adds a second passkey, removes one but never the
   // another device adds one: the first authenticator goes (so that only the second can answer), a second one comes
   await first.remove();
   const second = await addVirtualAuthenticator(page);
+  const before = (await sessionToken(page))!;
   await page.getByRole('button', { name: 'Add a passkey' }).click();
   await page.getByRole('status').filter({ hasText: 'Passkey added.' }).waitFor();
   expect(await passkeyRows(page).count()).toBe(2);
+  // the tab took the new session the API answered; the old one was ended (logging it out again: 401)
+  const after = await sessionToken(page);
+  expect(after).toMatch(/_session_/);
+  expect(after).not.toBe(before);
+  expect(await logoutOnServer(before)).toBe(401);
   expect(await second.credentials()).toHaveLength(1);
   await expectAccessible(page, 'account');
   await screenshot(page, 'account');
@@ -113,6 +128,26 @@ it('signs up, out and in again, adds a second passkey, removes one but never the
   expect(await sessionToken(page)).toBeNull();
   expect(await page.getByRole('heading', { name: 'Your agents' }).count()).toBe(0);
 
-  expect(problems.filter((p) => !p.includes('401') && !p.includes('403'))).toEqual([]);
+  // a session ended on the server mid-session: the next call's 401 returns the tab to the sign-in page
+  await second.setUserVerified(true);
+  await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
+  await expectSignedIn(page);
+  expect(await logoutOnServer((await sessionToken(page))!)).toBe(200);
+  expect(problems.filter((p) => UNAUTHORIZED_LOG.test(p))).toEqual([]);
+  await page.getByRole('link', { name: 'Account' }).click(); // the account page reads nothing: still shown
+  await page.getByRole('heading', { name: 'Your account' }).waitFor();
+  await page.getByRole('link', { name: 'Agents' }).click(); // the agents list: GET /humans/me/agents answers 401
+  await page.getByRole('alert').filter({ hasText: 'Your session ended. Sign in again.' }).waitFor();
+  await page.getByRole('button', { name: 'Sign in with a passkey' }).waitFor();
+  expect(await sessionToken(page)).toBeNull();
+  expect(await page.getByRole('heading', { name: 'Your account' }).count()).toBe(0);
+  // signing in again clears the notice
+  await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
+  await expectSignedIn(page);
+  expect(await page.getByText('Your session ended. Sign in again.').count()).toBe(0);
+
+  // the only console errors: the browser's log of that 401 (the refused session)
+  expect(problems.filter((p) => UNAUTHORIZED_LOG.test(p)).length).toBeGreaterThan(0);
+  expect(problems.filter((p) => !UNAUTHORIZED_LOG.test(p))).toEqual([]);
   await context.close();
 }, 60_000);

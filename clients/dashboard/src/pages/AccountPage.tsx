@@ -1,14 +1,18 @@
 import { useState } from 'react';
-import { errorMessage } from '../api';
+import { apiClient, errorMessage, savedSessionToken } from '../api';
 import { useSession } from '../session';
 import { passkeyErrorMessage, registerPasskey } from '../webauthn';
 import { ConfirmButton } from '../components/account-confirm-button';
 import { formatDateTime } from '../components/account-format';
+import { ScrollRegion } from '../components/scroll-region';
 
 /**
  * The signed-in human's account (docs/authentication.md, "Passkeys (humans)"): name, passkeys (device
  * type, backed up, created, last used), adding a passkey with the session, removing one (never the last:
- * the API answers 403, and the button is disabled with the reason). Sign-out is in the header.
+ * the API answers 403, and the button is disabled with the reason). Adding a passkey answers a new session:
+ * the tab keeps it and ends the old one on the server. Once the account has a passkey, adding or removing
+ * one needs a passkey session: a session signed in with Ethereum gets the API's 403 ("Sign in with a
+ * passkey to manage passkeys"), shown in the alert. Sign-out is in the header.
  */
 export function AccountPage() {
   const session = useSession();
@@ -24,8 +28,11 @@ export function AccountPage() {
     setError(undefined);
     setNotice(undefined);
     try {
-      await registerPasskey(session.client);
-      await session.refresh();
+      // the API answers a new session (signed in with the new passkey): the tab takes it, and the old one is ended
+      const previous = savedSessionToken();
+      const answer = await registerPasskey(session.client);
+      if (previous && previous !== answer.token) await apiClient(previous).humans.logout().catch(() => undefined);
+      session.signedIn(answer.token, answer.human);
       setNotice('Passkey added.');
     } catch (caught) {
       setError(passkeyErrorMessage(caught, 'register'));
@@ -66,7 +73,7 @@ export function AccountPage() {
           {notice}
         </p>
         {human.passkeys.length === 0 ? <p>No passkey yet: you signed in with your wallet. Add a passkey to sign in without it.</p> : null}
-        <div className="table-wrap" hidden={human.passkeys.length === 0}>
+        <ScrollRegion label="Your passkeys (table)" hidden={human.passkeys.length === 0}>
           <table>
             <caption className="visually-hidden">Your passkeys</caption>
             <thead>
@@ -102,7 +109,7 @@ export function AccountPage() {
               ))}
             </tbody>
           </table>
-        </div>
+        </ScrollRegion>
         <p>
           <button type="button" className="primary" disabled={busy} onClick={() => void addPasskey()}>
             Add a passkey

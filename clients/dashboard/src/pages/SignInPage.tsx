@@ -8,6 +8,7 @@ import { ethereumProvider, siweErrorMessage, signInWithEthereum } from '../siwe'
  * Sign up or sign in (docs/authentication.md, "Passkeys (humans)"): a new account with a passkey and a
  * name; a sign-in with any passkey of this site (discoverable credentials); Sign in with Ethereum when the
  * browser has a wallet (`window.ethereum`). A refused or failed ceremony shows its reason in an alert.
+ * After a 401 mid-session it shows the session's notice ("Your session ended. Sign in again.").
  * After signing in, a link to one agent (`/agents/...`) opens that page; any other address the agents list.
  */
 export function SignInPage() {
@@ -46,6 +47,11 @@ export function SignInPage() {
     <div className="sign-in">
       <h1>Sign in to agent-memory</h1>
       <p>See and manage the memory of your agents. Passkeys use your device’s fingerprint, face or PIN: no password.</p>
+      {session.notice && !error && !busy ? (
+        <p role="alert" className="notice">
+          {session.notice}
+        </p>
+      ) : null}
       {error ? (
         <p role="alert" className="error">
           {error}
@@ -77,9 +83,8 @@ export function SignInPage() {
         </div>
         {wallet ? <p className="hint">Sign in with Ethereum: the wallet of an unclaimed agent creates an account that owns it; an account the wallet created before is signed in again. An agent another account owns needs that account's passkey.</p> : null}
       </section>
-      {busy ? (
-        <p role="status">{busy === 'ethereum' ? 'Waiting for your wallet…' : 'Waiting for your passkey…'}</p>
-      ) : null}
+      {/* always rendered (empty when idle): a live region announces only changes of a region already in the page */}
+      <p role="status">{busy === undefined ? '' : busy === 'ethereum' ? 'Waiting for your wallet…' : 'Waiting for your passkey…'}</p>
     </div>
   );
 }
