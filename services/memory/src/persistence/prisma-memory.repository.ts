@@ -244,7 +244,7 @@ export class PrismaMemoryRepository implements MemoryRepository {
   /**
    * Forget, metadata side: deletes the memory row (giving its size back to its agent's storage quota),
    * its write log entries and the idempotency results that name it, logs the forget (path only, no content), and records a durable purge task holding every
-   * blob key of every version. Returns the task, or null when the memory is already gone.
+   * blob key of every version. Returns the task (with the `borrowers` it marked stale), or null when the memory is already gone.
    */
   async forget(memory: MemoryRow): Promise<PurgeTask | null> {
     return retryDeadlock(() => this.prisma.$transaction(async (tx) => {
@@ -253,7 +253,7 @@ export class PrismaMemoryRepository implements MemoryRepository {
       if (!gone) return null;
       // The row is deleted (waiting for a re-index that holds it FOR SHARE as a lender): its borrowers, later
       // rows, are marked stale after it, so locks are always taken older memory first (no deadlock with a re-index).
-      await markBorrowersStale(tx, memory.recordId, memory.id);
+      const borrowers = await markBorrowersStale(tx, memory.recordId, memory.id);
       await releaseMemoryUsage(tx, [{ agentId: gone.agentId, memories: 1, bytes: gone.sizeBytes }]);
       const versions = await tx.memoryWriteLog.findMany({ where: { memoryId: memory.id }, select: { blobKey: true } });
       const blobKeys = [...new Set([memory.blobKey, ...versions.map((v) => v.blobKey).filter((k): k is string => k !== null)])];
@@ -262,7 +262,8 @@ export class PrismaMemoryRepository implements MemoryRepository {
       await tx.memoryWriteLog.create({ data: { recordId: memory.recordId, memoryId: memory.id, op: 'forget', path: memory.path } });
       const task = { id: newId('purgeTask'), recordId: memory.recordId, memoryId: memory.id, blobKeys };
       await tx.memoryPurgeTask.create({ data: task });
-      return task;
+      // The borrowers go with the task returned (not stored): the inline purge re-indexes only these.
+      return { ...task, borrowers };
     }));
   }
 
@@ -403,14 +404,15 @@ function lockContext(tx: Prisma.TransactionClient, id: string): Promise<{ type: 
  * Marks stale, raising their epoch, the memories of the record whose index entries may hold context of
  * `lenderId` (it is among their `context_lenders`; GIN index `memories_context_lenders_idx`): recall leaves
  * them out from this transaction's COMMIT on. With `task`, and only if any were marked, writes that purge
- * task (context only), which re-indexes them. Returns how many were marked.
+ * task (context only), which re-indexes them. Returns the ids marked (the borrowers a purge run inline
+ * re-indexes, `PurgeTask.borrowers`).
  */
-async function markBorrowersStale(tx: Prisma.TransactionClient, recordId: string, lenderId: string, task?: { id: string; contextOnly: true }): Promise<number> {
-  const marked = await tx.$executeRaw`
+async function markBorrowersStale(tx: Prisma.TransactionClient, recordId: string, lenderId: string, task?: { id: string; contextOnly: true }): Promise<string[]> {
+  const marked = await tx.$queryRaw<{ id: string }[]>`
     UPDATE "memory"."memories" SET context_stale = true, context_epoch = context_epoch + 1
-    WHERE record_id = ${recordId} AND context_lenders @> ARRAY[${lenderId}]::text[]`;
-  if (marked > 0 && task) await tx.memoryPurgeTask.create({ data: { id: task.id, recordId, memoryId: lenderId, blobKeys: [], contextOnly: true } });
-  return marked;
+    WHERE record_id = ${recordId} AND context_lenders @> ARRAY[${lenderId}]::text[] RETURNING id`;
+  if (marked.length > 0 && task) await tx.memoryPurgeTask.create({ data: { id: task.id, recordId, memoryId: lenderId, blobKeys: [], contextOnly: true } });
+  return marked.map((r) => r.id);
 }
 
 const ROW_COLUMNS = Prisma.sql`id, record_id AS "recordId", agent_id AS "agentId", path, type, summary, content_hash AS "contentHash",

@@ -146,6 +146,22 @@ describe('contextual indexing with two replicas over PostgreSQL', () => {
     expect(await replace).toBe(m);
   }, 120_000);
 
+  it('a forget or replace run inline re-indexes only the borrowers it marked; other stale memories of the record are left to their tasks', async () => {
+    const recordId = newId('record');
+    const other = await remember(replicas[0], recordId, 'An unrelated note about the quarterly tax return.', 'other');
+    const m = await remember(replicas[0], recordId, M, 'm');
+    const s = await remember(replicas[0], recordId, S, 's');
+    await eventually(async () => expect((await replicas[0].repository.contextWindow(s, 0))?.self.contextLenders).toContain(m));
+    // Left stale by something else (its own task pending elsewhere).
+    await replicas[0].prisma.memory.update({ where: { id: other }, data: { contextStale: true } });
+    expect(await remember(replicas[0], recordId, M2, 'm')).toBe(m);
+    await eventually(async () => expect(await visible(recordId, [m, s])).toEqual([m, s].sort()));
+    expect(await visible(recordId, [other])).toEqual([]);
+    await replicas[0].forget.execute({ agentId, recordId, target: { path: 'm' } });
+    expect(await visible(recordId, [s, other])).toEqual([s]);
+    expect((await replicas[0].repository.pendingPurges()).filter((t) => t.recordId === recordId)).toEqual([]);
+  }, 120_000);
+
   it('replacing M takes its old word back from the successor (context-only purge task)', async () => {
     const recordId = newId('record');
     const m = await remember(replicas[0], recordId, M, 'm');

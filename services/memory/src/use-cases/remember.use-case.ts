@@ -29,6 +29,9 @@ import { ContextualIndexer, type OwnMaterial } from './contextual-indexer';
 import { PurgeStoresUseCase } from './purge-stores.use-case';
 import { EnrichMemoryUseCase } from './enrich-memory.use-case';
 
+/** At most this many borrowers of a replaced memory are re-indexed by name inline; more: the whole record's stale ones. */
+const INLINE_BORROWERS = 1_000;
+
 /**
  * Remember (docs/api.md, "Memories"): classify when `type` is omitted, summarise, embed, then
  * write content to the blob store (a new key per write), then in one transaction take the record's and the
@@ -162,7 +165,11 @@ export class RememberUseCase {
     await this.contextual?.afterWrite(id, own);
     if (!taskId || !this.purge) return;
     const task = await this.repository.findPurge(taskId).catch(() => null);
-    if (task) await this.purge.runOrQueue(task).catch(() => false);
+    if (!task) return;
+    // Inline, only the borrowers of this memory still stale (the ones this replace marked, unless re-indexed
+    // already); other stale memories of the record are left to their own durable tasks.
+    const borrowers = await this.repository.staleContext(task.recordId, INLINE_BORROWERS, { lender: id }).catch(() => undefined);
+    await this.purge.runOrQueue({ ...task, borrowers: borrowers && borrowers.length < INLINE_BORROWERS ? borrowers : undefined }).catch(() => false);
   }
 
   private async refuseOverQuota(agentId: string, recordId: string, body: RememberBody): Promise<void> {
