@@ -1,5 +1,6 @@
 import { useId } from 'react';
 import { formatUsd } from './account-format';
+import { ScrollRegion } from './scroll-region';
 
 /** One day of usage: UTC date `YYYY-MM-DD`, calls and spend (micro-USD). */
 export interface UsageDay {
@@ -33,7 +34,7 @@ export function UsageChart({ days }: { days: UsageDay[] }) {
       : `${ordered.length} day${ordered.length === 1 ? '' : 's'} from ${ordered[0].date} to ${ordered[ordered.length - 1].date}: ${totalCalls} calls, ${formatUsd(totalSpend)} spent; busiest day ${busiest(ordered).date} with ${busiest(ordered).count} calls.`;
   return (
     <figure className="usage-chart">
-      <div className="chart-scroll">
+      <ScrollRegion label="Chart of calls and spend per day" className="chart-scroll">
         <svg role="img" aria-labelledby={`${id}-t ${id}-d`} viewBox={`0 0 ${width} ${HEIGHT + AXIS}`} width={width} height={HEIGHT + AXIS}>
           <title id={`${id}-t`}>Calls and spend per day</title>
           <desc id={`${id}-d`}>{summary}</desc>
@@ -55,7 +56,7 @@ export function UsageChart({ days }: { days: UsageDay[] }) {
             );
           })}
         </svg>
-      </div>
+      </ScrollRegion>
       <figcaption>
         <span className="swatch swatch-calls" aria-hidden="true" /> calls (highest {maxCalls === 1 && totalCalls === 0 ? 0 : maxCalls} a day){' '}
         <span className="swatch swatch-spend" aria-hidden="true" /> spend (highest {formatUsd(ordered.length ? maxSpend : 0)} a day)

@@ -3,6 +3,7 @@ import type { FileContent, FileInfo } from '@agent-memory/client';
 import { useSession } from '../session';
 import { errorMessage } from '../api';
 import { formatBytes, formatDate } from './record-format';
+import { ScrollRegion } from './scroll-region';
 
 /** Files per page of `GET /records/{recordId}/files` (docs/api.md, "Files"; 1–1,000). */
 const FILES_PAGE = 100;
@@ -76,7 +77,7 @@ export function FileList({ recordId }: { recordId: string }) {
       {files === undefined && !error ? <p role="status">Loading files…</p> : null}
       {files && files.length === 0 ? <p>No files.</p> : null}
       {files && files.length > 0 ? (
-        <div className="table-wrap">
+        <ScrollRegion label="Files (table)">
           <table className="files">
             <caption className="visually-hidden">Files of this record</caption>
             <thead>
@@ -106,7 +107,7 @@ export function FileList({ recordId }: { recordId: string }) {
               ))}
             </tbody>
           </table>
-        </div>
+        </ScrollRegion>
       ) : null}
       {cursor ? (
         <button type="button" onClick={() => void loadMore()} disabled={loading}>

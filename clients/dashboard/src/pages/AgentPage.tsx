@@ -1,6 +1,6 @@
 import { type KeyboardEvent, useCallback, useEffect, useRef, useState } from 'react';
 import { Link, useParams } from 'react-router';
-import type { ClaimedAgentOverview, MemoryRecord } from '@agent-memory/client';
+import type { ClaimedAgentOverview, MemoryRecord, RotatedKey } from '@agent-memory/client';
 import { useSession } from '../session';
 import { errorMessage } from '../api';
 import { RecordTree } from '../components/record-tree';
@@ -39,6 +39,8 @@ function AgentView() {
   const [recordsError, setRecordsError] = useState<string | undefined>();
   const [loadingRecords, setLoadingRecords] = useState(false);
   const [tab, setTab] = useState<TabId>('records');
+  // a rotated key is shown once: kept here, above the tab panels, so that switching tabs does not lose it
+  const [rotated, setRotated] = useState<RotatedKey | undefined>();
   const tabRefs = useRef<Record<string, HTMLButtonElement | null>>({});
 
   useEffect(() => {
@@ -148,7 +150,7 @@ function AgentView() {
         ) : null}
       </div>
       <div role="tabpanel" id="panel-keys" aria-labelledby="tab-keys" hidden={tab !== 'keys'} tabIndex={0}>
-        {tab === 'keys' ? <KeysPanel agentId={agentId} /> : null}
+        {tab === 'keys' ? <KeysPanel agentId={agentId} rotated={rotated} onRotated={setRotated} /> : null}
       </div>
       <div role="tabpanel" id="panel-usage" aria-labelledby="tab-usage" hidden={tab !== 'usage'} tabIndex={0}>
         {tab === 'usage' ? <UsagePanel agentId={agentId} /> : null}

@@ -3,7 +3,9 @@ import type { AgentKeyInfo, RotatedKey } from '@agent-memory/client';
 import { errorMessage } from '../../api';
 import { useSession } from '../../session';
 import { ConfirmButton } from '../../components/account-confirm-button';
+import { ConfirmDialog } from '../../components/record-confirm';
 import { formatDateTime } from '../../components/account-format';
+import { ScrollRegion } from '../../components/scroll-region';
 
 /** The API's default grace of a rotated-away key: 24 hours (docs/authentication.md, "Listing, rotating and revoking"). */
 const DEFAULT_GRACE_SECONDS = 24 * 60 * 60;
@@ -13,15 +15,17 @@ const MAX_GRACE_SECONDS = 7 * 24 * 60 * 60;
 /**
  * An agent's keys (docs/authentication.md, "Claiming and managing an agent"): the list (display prefix,
  * environment, status, dates; never a secret), rotating (the previous keys keep working for the grace
- * seconds; the new key is shown once, in a read-only field to copy) and revoking one key.
+ * seconds; the new key is shown once, in a read-only field to copy) and revoking one key. The new key is
+ * held by the agent page (`rotated`, `onRotated`), so that it survives switching tabs; "Done" hides it
+ * after asking "Have you copied the key?".
  */
-export function KeysPanel({ agentId }: { agentId: string }) {
+export function KeysPanel({ agentId, rotated, onRotated }: { agentId: string; rotated: RotatedKey | undefined; onRotated: (key: RotatedKey | undefined) => void }) {
   const { client } = useSession();
   const ids = useId();
   const [keys, setKeys] = useState<AgentKeyInfo[] | undefined>();
   const [grace, setGrace] = useState(String(DEFAULT_GRACE_SECONDS));
   const [rotating, setRotating] = useState(false);
-  const [rotated, setRotated] = useState<RotatedKey | undefined>();
+  const [closing, setClosing] = useState(false);
   const [copied, setCopied] = useState(false);
   const [error, setError] = useState<string | undefined>();
   const [notice, setNotice] = useState<string | undefined>();
@@ -60,7 +64,7 @@ export function KeysPanel({ agentId }: { agentId: string }) {
     setCopied(false);
     try {
       const answer = await client.humans.rotateKey(agentId, { graceSeconds });
-      setRotated(answer);
+      onRotated(answer);
       await load();
     } catch (caught) {
       setError(errorMessage(caught));
@@ -115,15 +119,28 @@ export function KeysPanel({ agentId }: { agentId: string }) {
             <button type="button" onClick={() => void copy()}>
               {copied ? 'Copied' : 'Copy'}
             </button>
-            <button type="button" onClick={() => setRotated(undefined)}>
+            <button type="button" onClick={() => setClosing(true)}>
               Done
             </button>
           </div>
+          {closing ? (
+            <ConfirmDialog
+              title="Have you copied the key?"
+              confirmLabel="Yes, hide the key"
+              onConfirm={() => {
+                setClosing(false);
+                onRotated(undefined);
+              }}
+              onCancel={() => setClosing(false)}
+            >
+              <p>Once hidden, this key cannot be shown again: only a new rotation makes another one.</p>
+            </ConfirmDialog>
+          ) : null}
         </div>
       ) : null}
       {keys === undefined && !error ? <p role="status">Loading keys…</p> : null}
       {keys ? (
-        <div className="table-wrap">
+        <ScrollRegion label="The agent’s keys (scrolls sideways)">
           <table>
             <caption className="visually-hidden">The agent’s keys</caption>
             <thead>
@@ -163,7 +180,7 @@ export function KeysPanel({ agentId }: { agentId: string }) {
               ))}
             </tbody>
           </table>
-        </div>
+        </ScrollRegion>
       ) : null}
       <form onSubmit={(event) => void rotate(event)} className="rotate">
         <label htmlFor={`${ids}-grace`}>Grace period (seconds)</label>

@@ -4,6 +4,7 @@ import { errorMessage } from '../../api';
 import { useSession } from '../../session';
 import { formatDateTime, formatUsd } from '../../components/account-format';
 import { UsageChart } from '../../components/account-usage-chart';
+import { ScrollRegion } from '../../components/scroll-region';
 
 /** Ledger entries per page. */
 const PAGE_SIZE = 20;
@@ -67,7 +68,7 @@ export function UsagePanel({ agentId }: { agentId: string }) {
         <>
           <h3>Per day</h3>
           <UsageChart days={days} />
-          <div className="table-wrap">
+          <ScrollRegion label="Calls and spend per day (table)">
             <table>
               <caption>Calls and spend per day (UTC), newest first</caption>
               <thead>
@@ -93,9 +94,9 @@ export function UsagePanel({ agentId }: { agentId: string }) {
                 )}
               </tbody>
             </table>
-          </div>
+          </ScrollRegion>
           <h3>Per operation</h3>
-          <div className="table-wrap">
+          <ScrollRegion label="Calls and spend per operation (table)">
             <table>
               <caption className="visually-hidden">Calls and spend per operation</caption>
               <thead>
@@ -121,9 +122,9 @@ export function UsagePanel({ agentId }: { agentId: string }) {
                 )}
               </tbody>
             </table>
-          </div>
+          </ScrollRegion>
           <h3 id={`${ids}-ledger`}>Ledger</h3>
-          <div className="table-wrap">
+          <ScrollRegion label="Ledger (table)">
             <table aria-labelledby={`${ids}-ledger`}>
               <thead>
                 <tr>
@@ -156,7 +157,7 @@ export function UsagePanel({ agentId }: { agentId: string }) {
                 )}
               </tbody>
             </table>
-          </div>
+          </ScrollRegion>
           <nav className="pager" aria-label="Ledger pages">
             <button type="button" disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - PAGE_SIZE))}>
               Newer
