@@ -80,6 +80,7 @@ it('signs up with a passkey, claims an agent, opens its record, searches, forget
   await page.getByRole('link', { name: 'Travel', exact: true }).click();
   await page.getByRole('heading', { level: 1, name: 'Travel' }).waitFor();
   expect(new URL(page.url()).pathname).toBe(`/dashboard/agents/${agent.agentId}/records/${recordId}`);
+  await page.getByRole('button', { name: 'Show memories (paid read, 0.05 USD a page)' }).click(); // the paid listing, on demand
   for (const memory of MEMORIES) await page.getByRole('button', { name: memory.path }).first().waitFor();
 
   // search: the window-seat memory comes first

@@ -10,6 +10,7 @@ import { MemorySearch, type RecalledMemory } from '../components/memory-search';
 import { MemoryDetail, type OpenMemory } from '../components/memory-detail';
 import { FileList } from '../components/file-list';
 import { RecordDelete } from '../components/record-delete';
+import { ForgetByPath } from '../components/record-forget-path';
 
 /** Memories per page of `GET /records/{recordId}/memories` (docs/api.md, "Memories"; 1–200, each page paid). */
 const MEMORIES_PAGE = 50;
@@ -23,7 +24,8 @@ export function RecordPage() {
 /**
  * `/agents/:agentId/records/:recordId`: one record of a claimed agent (`GET /records/{recordId}` with the
  * passkey session): its details; a search (recall) with similarity scores; its memories by type (the paid
- * listing, 50 a page, "Load more"); one memory's full content with "Forget"; its files; "Delete record".
+ * listing, 50 a page, loaded only on "Show memories", then "Load more"); one memory's full content with
+ * "Forget"; "Forget a memory by path" (free, no paid read needed); its files; "Delete record".
  * Everything the agent stored is shown as text.
  */
 function RecordView() {
@@ -58,17 +60,25 @@ function RecordView() {
       (found) => current && setRecord(found),
       (e: unknown) => current && setRecordError(errorMessage(e)),
     );
-    client.memories.page(recordId, { limit: MEMORIES_PAGE }).then(
-      (page) => {
-        if (!current) return;
-        setMemories(page.memories);
-        setCursor(page.nextCursor);
-      },
-      (e: unknown) => current && setMemoriesError(errorMessage(e)),
-    );
     return () => {
       current = false;
     };
+  }, [client, recordId]);
+
+  // the paid listing is read only when asked for ("Show memories"): a visit costs the agent nothing
+  const [showing, setShowing] = useState(false);
+  const showMemories = useCallback(async () => {
+    setShowing(true);
+    setMemoriesError(undefined);
+    try {
+      const page = await client.memories.page(recordId, { limit: MEMORIES_PAGE });
+      setMemories(page.memories);
+      setCursor(page.nextCursor);
+    } catch (e) {
+      setMemoriesError(errorMessage(e));
+    } finally {
+      setShowing(false);
+    }
   }, [client, recordId]);
 
   // the agent's name for the way back (free)
@@ -128,6 +138,12 @@ function RecordView() {
     setNotice(`Forgot the memory ${path}.`);
     setForgets((n) => n + 1);
   };
+  // forgotten by path: hide every listed or recalled memory at that path
+  const onForgottenPath = (path: string) => {
+    const ids = [...(memories ?? []).filter((m) => m.path === path).map((m) => m.id), ...(recalled?.path === path ? [recalled.id] : [])];
+    setForgotten((known) => new Set([...known, ...ids]));
+    if (open?.path === path) setSelected(undefined);
+  };
 
   if (recordError) {
     return (
@@ -172,7 +188,11 @@ function RecordView() {
         <h2 id="memories-heading" ref={memoriesHeading} tabIndex={-1}>Memories</h2>
         <p className="hint">Each page of memories ({MEMORIES_PAGE} at most) is a paid read, charged to the agent.</p>
         {memoriesError ? <p role="alert" className="error">{memoriesError}</p> : null}
-        {visible === undefined && !memoriesError ? <p role="status">Loading memories…</p> : null}
+        {visible === undefined ? (
+          <button type="button" onClick={() => void showMemories()} disabled={showing}>
+            {showing ? 'Loading memories…' : 'Show memories (paid read, 0.05 USD a page)'}
+          </button>
+        ) : null}
         {visible ? <MemoryGroups memories={visible} selectedId={selected} onSelect={(m) => setSelected(m.id)} /> : null}
         {cursor ? (
           <button type="button" onClick={() => void loadMore()} disabled={loadingMore}>
@@ -180,6 +200,8 @@ function RecordView() {
           </button>
         ) : null}
       </section>
+
+      <ForgetByPath recordId={recordId} onForgotten={onForgottenPath} />
 
       <FileList recordId={recordId} />
 
