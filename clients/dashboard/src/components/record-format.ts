@@ -1,6 +1,8 @@
-/** A timestamp (ISO 8601) in the reader's locale; '—' for none. */
+/** A timestamp (ISO 8601) in the reader's locale; '—' for none; an unreadable one as it came (never "Invalid Date"). */
 export function formatDate(value: string | null | undefined): string {
-  return value ? new Date(value).toLocaleString() : '—';
+  if (!value) return '—';
+  const date = new Date(value);
+  return Number.isNaN(date.getTime()) ? value : date.toLocaleString();
 }
 
 /** A size in bytes as `B`, `KB` or `MB` (1,024 based), e.g. `1.5 KB`. */
