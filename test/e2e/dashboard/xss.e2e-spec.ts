@@ -89,6 +89,7 @@ it('shows HTML and script stored by an agent as text, in every view, and runs no
   // the record page: name, tags, category, the memory list, the file list
   await link.click();
   await page.getByRole('heading', { level: 1, name: `Rec ${BOTH}` }).waitFor();
+  await page.getByRole('button', { name: 'Show memories (paid read, 0.05 USD a page)' }).click(); // the paid listing, on demand
   await page.getByRole('button', { name: memoryPath, exact: true }).waitFor();
   await page.getByText(memoryContent, { exact: true }).first().waitFor(); // the summary of a short memory is its content
   await page.getByRole('cell', { name: filePath, exact: true }).waitFor();
