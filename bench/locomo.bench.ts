@@ -95,6 +95,10 @@ async function main(): Promise<void> {
       process.stdout.write(`  ${conversation.sampleId}: remembered ${conversation.turns.length} turns in ${seconds(ms)} (${((conversation.turns.length / ms) * 1000).toFixed(0)}/s)\n`);
     }
     const rememberWallMs = since(rememberStart);
+    // Contextual entries are written shortly after each remember (docs/configuration.md, "Recall"):
+    // `LOCOMO_SETTLE_SECONDS` waits that long before the questions, as an agent asking later would.
+    const settleSeconds = Number(process.env.LOCOMO_SETTLE_SECONDS ?? 0);
+    if (settleSeconds > 0) await new Promise((resolve) => setTimeout(resolve, settleSeconds * 1_000));
 
     // 2. Recall with every question; score against normalised evidence.
     const scored: Scored[] = [];

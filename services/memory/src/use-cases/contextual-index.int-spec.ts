@@ -47,7 +47,10 @@ describe('contextual indexing with two replicas over PostgreSQL', () => {
   }
 
   async function remember(replica: MemoryReplica, recordId: string, content: string, path: string): Promise<string> {
-    return (await replica.remember.execute({ agentId, recordId, body: { content, path, type: 'episode' } })).result.id;
+    const { result } = await replica.remember.execute({ agentId, recordId, body: { content, path, type: 'episode' } });
+    // Context is added after the answer (in the background): wait for it, as a later request would see it.
+    await replica.remember.contextSettled();
+    return result.id;
   }
 
   /** A blob store that is down: every call fails. */

@@ -3,6 +3,8 @@ import type { MemoryTypeClassifier } from '../classification/memory-type-classif
 import type { Embedder } from '../embedding/embedder.port';
 import type { MemoryRepository } from '../persistence/memory.repository';
 import type { VectorIndex } from '../vector-index/vector-index.port';
+import { BackgroundWork } from './background-work';
+import type { ContextualIndexer } from './contextual-indexer';
 import type { EnrichMemoryUseCase } from './enrich-memory.use-case';
 import { RememberUseCase } from './remember.use-case';
 
@@ -49,5 +51,66 @@ describe('remember: the save is not a scheduler job', () => {
     release();
     await write;
     expect(outcome).toBe('recall done');
+  });
+});
+
+describe('remember: the contextual re-index runs after the answer', () => {
+  const embedder: Embedder = { id: 'fake@2', dimension: 2, embed: async (texts) => texts.map(() => Float32Array.from([1, 0])) };
+  const classifier = { classify: async () => 'fact' } as unknown as MemoryTypeClassifier;
+  const index = { upsert: async () => undefined, delete: async () => undefined } as unknown as VectorIndex;
+  const blobs = { put: async () => undefined, delete: async () => undefined } as never;
+  const enrichment = { queueAfterRemember: async () => undefined } as unknown as EnrichMemoryUseCase;
+  const repository = {
+    storageQuota: { maxMemories: 1_000, maxBytes: 1e9 },
+    quotaView: async () => ({ existing: null, usage: { memories: 0, bytes: 0 } }),
+    saveRemember: async (w: { id: string }) => w.id,
+  } as unknown as MemoryRepository;
+
+  it('answers without waiting for it, and its failure does not fail the remember', async () => {
+    let finish!: () => void;
+    const started: string[] = [];
+    const contextual = {
+      enabled: true,
+      afterWrite: async (id: string) => {
+        started.push(id);
+        await new Promise<void>((resolve) => (finish = resolve));
+        throw new Error('embedder down');
+      },
+    } as unknown as ContextualIndexer;
+    const remember = new RememberUseCase(repository, embedder, classifier, { summarise: async () => '' }, index, blobs, enrichment, undefined, contextual);
+    const answer = await Promise.race([
+      remember.execute({ agentId: 'agt_a', recordId: 'rec_a', body: { content: 'The door code is 4711.', type: 'fact' } }),
+      new Promise((resolve) => setTimeout(() => resolve('waited for the re-index'), 2_000)),
+    ]);
+    expect(answer).toMatchObject({ replayed: false });
+    expect(started).toHaveLength(1);
+    finish();
+    await remember.contextSettled();
+  });
+});
+
+describe('BackgroundWork', () => {
+  it('runs at most `concurrency` tasks at once, keeps at most `backlog` waiting, skips the rest, and survives failures', async () => {
+    const work = new BackgroundWork('test', 2, 1);
+    const releases: Array<() => void> = [];
+    let running = 0;
+    let peak = 0;
+    const task = () => async () => {
+      running++;
+      peak = Math.max(peak, running);
+      await new Promise<void>((resolve) => releases.push(resolve));
+      running--;
+      throw new Error('fails');
+    };
+    expect([work.submit(task()), work.submit(task()), work.submit(task()), work.submit(task())]).toEqual([true, true, true, false]);
+    expect(work.skipped).toBe(1);
+    while (releases.length < 3) {
+      releases.splice(0).forEach((release) => release());
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      if (releases.length === 0) break;
+    }
+    releases.forEach((release) => release());
+    await work.settled();
+    expect(peak).toBe(2);
   });
 });

@@ -25,9 +25,15 @@ import type { MemoryRememberMessage } from '../memory.messages';
 import { SUMMARISER, type Summariser } from '../summary/summariser.port';
 import { VECTOR_INDEX, type VectorIndex } from '../vector-index/vector-index.port';
 import { DEFAULT_MEMORY_ADMISSION, MEMORY_WORK_SCHEDULER, rememberCost } from './admission';
+import { BackgroundWork } from './background-work';
 import { ContextualIndexer, type OwnMaterial } from './contextual-indexer';
 import { PurgeStoresUseCase } from './purge-stores.use-case';
 import { EnrichMemoryUseCase } from './enrich-memory.use-case';
+
+/** Contextual re-indexes after remember that run at once per process (model work: blob reads, embeddings). */
+const CONTEXT_CONCURRENCY = 2;
+/** Contextual re-indexes after remember that may wait per process; more are skipped (the own entry stays). */
+const CONTEXT_BACKLOG = 1_000;
 
 /** At most this many borrowers of a replaced memory are re-indexed by name inline; more: the whole record's stale ones. */
 const INLINE_BORROWERS = 1_000;
@@ -43,11 +49,14 @@ const INLINE_BORROWERS = 1_000;
  * until forget. When an enricher is configured, a `memory.enrich` job is queued after the write.
  * With contextual indexing ({@link ContextualIndexer}; absent: each memory is indexed on its own) the
  * transaction writes the memory's own entry and, for a replace, marks the memories that borrowed from it
- * stale with a durable purge task; after COMMIT that task runs and the memory's contextual entry is written.
+ * stale with a durable purge task; after the answer (in the background, {@link BackgroundWork}) that task
+ * runs and the memory's contextual entry is written: context is added shortly after a remember.
  */
 @Injectable()
 export class RememberUseCase {
   private readonly pathLocks = new KeyedMutex();
+  /** Contextual re-indexes after answering: {@link CONTEXT_CONCURRENCY} at a time, {@link CONTEXT_BACKLOG} waiting. */
+  private readonly afterAnswer = new BackgroundWork('contextual-index', CONTEXT_CONCURRENCY, CONTEXT_BACKLOG);
 
   constructor(
     private readonly repository: MemoryRepository,
@@ -137,7 +146,11 @@ export class RememberUseCase {
         }
         throw err;
       }
-      await this.contextualAfterWrite(id, { contentHash: hash, dense: embedding, sparse }, id !== freshId ? contextTaskId : undefined);
+      // Off the request path (the memory's own entry, written in the transaction, is safe and findable): the
+      // contextual entry and a replace's purge run after the answer, a few at a time; with a full backlog they
+      // are skipped (the own entry stays; a replace's durable task is run by the purge sweep).
+      const taskId = id !== freshId ? contextTaskId : undefined;
+      if (this.contextual?.enabled || taskId) this.afterAnswer.submit(() => this.contextualAfterWrite(id, { contentHash: hash, dense: embedding, sparse }, taskId));
       // Enrichment never overrides a type the agent gave.
       await this.enrichment.queueAfterRemember(id, hash, body.type === undefined);
       return { result: respond(id), replayed: false, commitId: key && claimedAt ? idempotentCommitId('memory', recordId, key, claimedAt) : undefined };
@@ -157,7 +170,7 @@ export class RememberUseCase {
    * transaction (MemoryRepository.saveRemember). Throws ForbiddenError (docs/api.md, "Storage quotas").
    */
   /**
-   * After COMMIT (contextual indexing, {@link ContextualIndexer}): writes the memory's contextual entry and,
+   * After the answer (contextual indexing, {@link ContextualIndexer}): writes the memory's contextual entry and,
    * after a replace (`taskId`), runs its context-only purge task if the transaction wrote one (it re-indexes
    * the memories that borrowed from the old content; on failure its job retries). Never throws.
    */
@@ -170,6 +183,16 @@ export class RememberUseCase {
     // already); other stale memories of the record are left to their own durable tasks.
     const borrowers = await this.repository.staleContext(task.recordId, INLINE_BORROWERS, { lender: id }).catch(() => undefined);
     await this.purge.runOrQueue({ ...task, borrowers: borrowers && borrowers.length < INLINE_BORROWERS ? borrowers : undefined }).catch(() => false);
+  }
+
+  /** Resolves once the contextual re-indexes submitted after answering are done (tests; shutdown). */
+  contextSettled(): Promise<void> {
+    return this.afterAnswer.settled();
+  }
+
+  /** Waits for the contextual re-indexes in flight before the process's stores close. */
+  async onModuleDestroy(): Promise<void> {
+    await this.afterAnswer.settled();
   }
 
   private async refuseOverQuota(agentId: string, recordId: string, body: RememberBody): Promise<void> {
