@@ -175,7 +175,9 @@ export class Payer {
   private async load(maxMicroUsd: bigint): Promise<CredentialClient> {
     const [{ Mppx }, { charge }, account] = await Promise.all([import('mppx/client'), import('mppx/evm/client'), this.account()]);
     const { chainId, address, decimals, token } = this.currency;
-    // WalletAccount is the part of viem's Account that we use; mppx's own types want the whole Account
+    // WalletAccount is the part of viem's Account that we use; mppx's own types want the whole Account. The
+    // repository's tsconfig sees mppx through ./mppx.d.ts (account: unknown), the dashboard's through mppx's types.
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion
     const method = charge({ account: account as NonNullable<Parameters<typeof charge>[0]>['account'], authorization: token, networks: [chainId], currencies: [address], decimals, maxAmount: formatMicro(maxMicroUsd) });
     return Mppx.create({ methods: [method], polyfill: false });
   }
