@@ -12,17 +12,21 @@ from ._transport import AsyncTransport
 from .models import (
     AgentKeyList,
     ClaimedAgent,
-    ClaimedAgentList,
+    ClaimedAgentOverview,
+    ClaimedAgentOverviewList,
     ClaimsDeleteReply,
     Human,
     HumanSessionResponse,
     PasskeyOptionsResponse,
+    PasskeysDeleteReply,
     PasskeyVerifyBodyResponse,
     RecordList,
     RecordListRecordsItem,
     RevokeKeyResponse,
     RotateKeyResponse,
     SessionsEndReply,
+    SiweNonceResponse,
+    SiweSessionResponse,
     UsageResponse,
     UsageResponseEntriesItem,
 )
@@ -56,6 +60,21 @@ class AsyncHumansApi:
         """``POST /auth/passkey/login/verify`` ``{response}`` → session, kept in the client."""
         return self._session(await self._t.request(RequestSpec("POST", "/auth/passkey/login/verify", "none", body={"response": response})))
 
+    async def siwe_nonce(self, address: str) -> SiweNonceResponse:
+        """``POST /auth/siwe/nonce`` ``{address}``: the EIP-4361 message to sign with that wallet (Sign in with
+        Ethereum, docs/authentication.md); with a session, the nonce is bound to that human."""
+        return await self._t.request(RequestSpec("POST", "/auth/siwe/nonce", "session-if-any", body={"address": address}))
+
+    async def siwe_verify(self, message: str, signature: str) -> SiweSessionResponse:
+        """``POST /auth/siwe/verify`` ``{message, signature}`` (EIP-191 signature of that exact message) → a
+        session (kept in the client) and the agent of the wallet."""
+        return self._session(await self._t.request(RequestSpec("POST", "/auth/siwe/verify", "session-if-any", body={"message": message, "signature": signature})))
+
+    async def delete_passkey(self, passkey_id: str) -> PasskeysDeleteReply:
+        """``DELETE /humans/me/passkeys/{id}``: removes one of the account's passkeys (never the last: 403) and
+        ends the human's other sessions; answers the passkeys kept."""
+        return await self._t.request(RequestSpec("DELETE", f"/humans/me/passkeys/{segment(passkey_id)}", "human"))
+
     async def logout(self) -> SessionsEndReply:
         """``POST /auth/logout``: ends the session and forgets it in the client."""
         result: SessionsEndReply = await self._t.request(RequestSpec("POST", "/auth/logout", "human", body={}))
@@ -66,16 +85,16 @@ class AsyncHumansApi:
         """``GET /humans/me``: the account with its passkeys."""
         return await self._t.request(RequestSpec("GET", "/humans/me", "human", idempotent=True))
 
-    async def agents(self) -> ClaimedAgentList:
-        """``GET /humans/me/agents``: the agents this human claimed."""
+    async def agents(self) -> ClaimedAgentOverviewList:
+        """``GET /humans/me/agents``: the agents this human claimed, with balances and last activity."""
         return await self._t.request(RequestSpec("GET", "/humans/me/agents", "human", idempotent=True))
 
     async def claim(self, agent_key: str) -> ClaimedAgent:
         """``POST /humans/me/agents`` ``{agentKey}``: claims the agent of that key."""
         return await self._t.request(RequestSpec("POST", "/humans/me/agents", "human", body={"agentKey": agent_key}))
 
-    async def agent(self, agent_id: str) -> ClaimedAgent:
-        """``GET /humans/me/agents/{agentId}``."""
+    async def agent(self, agent_id: str) -> ClaimedAgentOverview:
+        """``GET /humans/me/agents/{agentId}``: the agent with its balances (live, test) and last activity."""
         return await self._t.request(RequestSpec("GET", _agent(agent_id), "human", idempotent=True))
 
     async def release(self, agent_id: str) -> ClaimsDeleteReply:
@@ -126,6 +145,6 @@ class AsyncHumansApi:
         """``POST /humans/me/agents/{agentId}/keys/{keyId}/revoke``."""
         return await self._t.request(RequestSpec("POST", _agent(agent_id, f"/keys/{segment(key_id)}/revoke"), "human", body={}))
 
-    def _session(self, session: HumanSessionResponse) -> HumanSessionResponse:
+    def _session(self, session: Any) -> Any:
         self._t.config.session_token = session["token"]
         return session

@@ -172,6 +172,56 @@ class PasskeyVerifyBody(TypedDict):
     response: PasskeyVerifyBodyResponse
 
 
+class SiweNonceResponse(TypedDict):
+    message: str
+    nonce: str
+    expiresAt: str
+
+
+class SiweNonceBody(TypedDict):
+    address: str
+
+
+class SiweSessionResponseHumanPasskeysItem(TypedDict):
+    id: str
+    deviceType: str
+    backedUp: bool
+    createdAt: str
+    lastUsedAt: str | None
+
+
+class SiweSessionResponseHuman(TypedDict):
+    id: str
+    name: str
+    createdAt: str
+    passkeys: list[SiweSessionResponseHumanPasskeysItem]
+
+
+class SiweSessionResponseAgent(TypedDict):
+    id: str
+    name: str
+    mode: Literal['cloud', 'local']
+    tags: list[str]
+    category: str
+    walletAddress: str
+    recordId: str
+    keyEnvironment: Literal['live', 'test']
+    createdAt: str
+    claimedAt: str
+
+
+class SiweSessionResponse(TypedDict):
+    token: str
+    expiresAt: str
+    human: SiweSessionResponseHuman
+    agent: SiweSessionResponseAgent
+
+
+class SiweVerifyBody(TypedDict):
+    message: str
+    signature: str
+
+
 class SessionsEndReply(TypedDict):
     loggedOut: Literal[True]
 
@@ -191,7 +241,37 @@ class Human(TypedDict):
     passkeys: list[HumanPasskeysItem]
 
 
-class ClaimedAgentListAgentsItem(TypedDict):
+class PasskeysDeleteReplyPasskeysItem(TypedDict):
+    id: str
+    deviceType: str
+    backedUp: bool
+    createdAt: str
+    lastUsedAt: str | None
+
+
+class PasskeysDeleteReply(TypedDict):
+    deleted: Literal[True]
+    passkeys: list[PasskeysDeleteReplyPasskeysItem]
+
+
+class ClaimedAgentOverviewListAgentsItemBalanceLive(TypedDict):
+    agentId: str
+    environment: Literal['live', 'test']
+    balanceMicroUsd: int
+
+
+class ClaimedAgentOverviewListAgentsItemBalanceTest(TypedDict):
+    agentId: str
+    environment: Literal['live', 'test']
+    balanceMicroUsd: int
+
+
+class ClaimedAgentOverviewListAgentsItemBalance(TypedDict):
+    live: ClaimedAgentOverviewListAgentsItemBalanceLive
+    test: ClaimedAgentOverviewListAgentsItemBalanceTest
+
+
+class ClaimedAgentOverviewListAgentsItem(TypedDict):
     id: str
     name: str
     mode: Literal['cloud', 'local']
@@ -202,10 +282,12 @@ class ClaimedAgentListAgentsItem(TypedDict):
     keyEnvironment: Literal['live', 'test']
     createdAt: str
     claimedAt: str
+    balance: ClaimedAgentOverviewListAgentsItemBalance
+    lastActivityAt: str | None
 
 
-class ClaimedAgentList(TypedDict):
-    agents: list[ClaimedAgentListAgentsItem]
+class ClaimedAgentOverviewList(TypedDict):
+    agents: list[ClaimedAgentOverviewListAgentsItem]
 
 
 class ClaimedAgent(TypedDict):
@@ -223,6 +305,38 @@ class ClaimedAgent(TypedDict):
 
 class ClaimAgentBody(TypedDict):
     agentKey: str
+
+
+class ClaimedAgentOverviewBalanceLive(TypedDict):
+    agentId: str
+    environment: Literal['live', 'test']
+    balanceMicroUsd: int
+
+
+class ClaimedAgentOverviewBalanceTest(TypedDict):
+    agentId: str
+    environment: Literal['live', 'test']
+    balanceMicroUsd: int
+
+
+class ClaimedAgentOverviewBalance(TypedDict):
+    live: ClaimedAgentOverviewBalanceLive
+    test: ClaimedAgentOverviewBalanceTest
+
+
+class ClaimedAgentOverview(TypedDict):
+    id: str
+    name: str
+    mode: Literal['cloud', 'local']
+    tags: list[str]
+    category: str
+    walletAddress: str
+    recordId: str
+    keyEnvironment: Literal['live', 'test']
+    createdAt: str
+    claimedAt: str
+    balance: ClaimedAgentOverviewBalance
+    lastActivityAt: str | None
 
 
 class ClaimsDeleteReply(TypedDict):
