@@ -169,3 +169,101 @@ describe('a wallet does not open its owner’s account', () => {
     expect([res.status, res.code]).toEqual([400, 'VALIDATION_ERROR']);
   });
 });
+
+describe('a Sign in with Ethereum session reaches only the agents of its wallet', () => {
+  const OTHER_AGENT = "This session signed in with another agent's wallet; sign in with a passkey to manage this agent";
+  const signed = async (account: ReturnType<typeof privateKeyToAccount>, session?: string) => {
+    const headers = session ? passkey(session) : {};
+    const { message } = (await api.request('POST', '/api/v1/auth/siwe/nonce', { headers, body: { address: account.address } })).data;
+    return api.request('POST', '/api/v1/auth/siwe/verify', { headers, body: { message, signature: await account.signMessage({ message }) } });
+  };
+  async function signUp(name: string) {
+    const opts = (await api.request('POST', '/api/v1/auth/passkey/register/options', { body: { name } })).data;
+    return (await api.request('POST', '/api/v1/auth/passkey/register/verify', { body: { response: createPasskeyDevice(ORIGIN).create(opts.options) } })).data as { token: string; human: { id: string } };
+  }
+  const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
+
+  it('agent A’s wallet signs the owner in, but the session lists and manages A only: every route on agent B is 403 and changes nothing; claiming is 403', async () => {
+    // the owner signed in with a passkey linked A's wallet (signing with it) and claimed B with its key; B remembers something
+    const walletA = privateKeyToAccount(generatePrivateKey());
+    const agentA = await createAgentWithWallet(api, walletA, { name: 'agent A', mode: 'local' });
+    const agentB = await api.createAgent({ name: 'agent B' });
+    const owner = await signUp('Owner of A and B');
+    expect((await signed(walletA, owner.token)).status).toBe(200);
+    expect((await api.request('POST', '/api/v1/humans/me/agents', { headers: passkey(owner.token), body: { agentKey: agentB.agentKey } })).status).toBe(201);
+    await api.request('POST', `/api/v1/records/${agentB.recordId}/remember`, { headers: bearer(agentB.agentKey), body: { content: 'The vault code is 4711.', path: 'secrets/vault' } });
+    await api.request('POST', `/api/v1/records/${agentB.recordId}/write`, { headers: bearer(agentB.agentKey), body: { path: 'notes.md', content: 'private' } });
+
+    // agent A's wallet alone (a compromised agent A) signs the owner in
+    const byWallet = await signed(walletA);
+    expect([byWallet.status, byWallet.data.human.id]).toEqual([200, owner.human.id]);
+    const token = byWallet.data.token as string;
+    const me = await api.request('GET', '/api/v1/humans/me', { headers: passkey(token) });
+    expect(me.data.session).toEqual({ method: 'siwe', walletAddress: walletA.address, expiresAt: byWallet.data.expiresAt });
+    expect((await api.request('GET', '/api/v1/humans/me', { headers: passkey(owner.token) })).data.session).toMatchObject({ method: 'passkey', walletAddress: null });
+    const listed = await api.request('GET', '/api/v1/humans/me/agents', { headers: passkey(token) });
+    expect(listed.data.agents.map((a: { id: string }) => a.id)).toEqual([agentA.agentId]);
+    const all = await api.request('GET', '/api/v1/humans/me/agents', { headers: passkey(owner.token) });
+    expect(all.data.agents.map((a: { id: string }) => a.id).sort()).toEqual([agentA.agentId, agentB.agentId].sort());
+
+    const keyIdOfB = (await api.request('GET', `/api/v1/humans/me/agents/${agentB.agentId}/keys`, { headers: passkey(owner.token) })).data.keys[0].id;
+    const onB: Array<[string, string, Record<string, unknown>?]> = [
+      ['GET', `/api/v1/humans/me/agents/${agentB.agentId}`],
+      ['GET', `/api/v1/humans/me/agents/${agentB.agentId}/records`],
+      ['GET', `/api/v1/humans/me/agents/${agentB.agentId}/usage`],
+      ['GET', `/api/v1/humans/me/agents/${agentB.agentId}/keys`],
+      ['POST', `/api/v1/humans/me/agents/${agentB.agentId}/keys/rotate`, { graceSeconds: 0 }],
+      ['POST', `/api/v1/humans/me/agents/${agentB.agentId}/keys/${keyIdOfB}/revoke`, {}],
+      ['DELETE', `/api/v1/humans/me/agents/${agentB.agentId}`],
+      ['GET', `/api/v1/records/${agentB.recordId}`],
+      ['GET', `/api/v1/records/${agentB.recordId}/memories`],
+      ['GET', `/api/v1/records/${agentB.recordId}/files`],
+      ['GET', `/api/v1/records/${agentB.recordId}/context`],
+      ['GET', `/api/v1/records/${agentB.recordId}/read?path=notes.md`],
+      ['POST', `/api/v1/records/${agentB.recordId}/recall`, { query: 'vault code' }],
+      ['DELETE', `/api/v1/records/${agentB.recordId}/remember`, { path: 'secrets/vault' }],
+      ['DELETE', `/api/v1/records/${agentB.recordId}`],
+    ];
+    for (const [method, path, body] of onB) {
+      const res = await api.request(method, path, { headers: passkey(token), ...(body ? { body } : {}) });
+      expect([method, path, res.status, res.code, errorMessage(res)]).toEqual([method, path, 403, 'FORBIDDEN', OTHER_AGENT]);
+    }
+    // nothing changed: B is still claimed, its key works, its memory and file are there
+    expect((await api.request('GET', `/api/v1/humans/me/agents/${agentB.agentId}`, { headers: passkey(owner.token) })).status).toBe(200);
+    const recalled = await api.request('POST', `/api/v1/records/${agentB.recordId}/recall`, { headers: bearer(agentB.agentKey), body: { query: 'vault code' } });
+    expect(recalled.data.memories.map((m: { path: string }) => m.path)).toContain('secrets/vault');
+    expect((await api.request('GET', `/api/v1/records/${agentB.recordId}/read?path=notes.md`, { headers: bearer(agentB.agentKey) })).status).toBe(200);
+
+    // agent A itself is managed as before
+    for (const path of [`/api/v1/humans/me/agents/${agentA.agentId}`, `/api/v1/humans/me/agents/${agentA.agentId}/records`, `/api/v1/humans/me/agents/${agentA.agentId}/keys`, `/api/v1/records/${agentA.recordId}`]) {
+      expect([path, (await api.request('GET', path, { headers: passkey(token) })).status]).toEqual([path, 200]);
+    }
+
+    // it may not claim another agent with a key
+    const agentC = await api.createAgent({ name: 'agent C' });
+    const claim = await api.request('POST', '/api/v1/humans/me/agents', { headers: passkey(token), body: { agentKey: agentC.agentKey } });
+    expect([claim.status, claim.code]).toEqual([403, 'FORBIDDEN']);
+    expect(errorMessage(claim)).toMatch(/^Sign in with a passkey to claim more agents/);
+    expect((await api.request('GET', '/api/v1/humans/me/agents', { headers: passkey(owner.token) })).data.agents).toHaveLength(2);
+  });
+
+  it('a wallet-only account: its session may not claim more agents (with a key or another wallet), and adds its first passkey', async () => {
+    const [walletA, walletD] = [privateKeyToAccount(generatePrivateKey()), privateKeyToAccount(generatePrivateKey())];
+    await createAgentWithWallet(api, walletA, { name: 'only agent', mode: 'local' });
+    const agentD = await createAgentWithWallet(api, walletD, { name: 'agent D', mode: 'local' });
+    const token = (await signed(walletA)).data.token as string;
+    const byKey = await api.request('POST', '/api/v1/humans/me/agents', { headers: passkey(token), body: { agentKey: agentD.agentKey } });
+    expect([byKey.status, byKey.code]).toEqual([403, 'FORBIDDEN']);
+    const byWallet = await signed(walletD, token);
+    expect([byWallet.status, byWallet.code]).toEqual([403, 'FORBIDDEN']);
+    expect(errorMessage(byWallet)).toMatch(/^Sign in with a passkey to claim more agents/);
+    expect(JSON.stringify(byWallet.body)).not.toMatch(/amk_session_/);
+    // agent D stays unclaimed: its own wallet signs in a new account of its own
+    expect((await signed(walletD)).data.agent.id).toBe(agentD.agentId);
+
+    const opts = await api.request('POST', '/api/v1/auth/passkey/register/options', { headers: passkey(token), body: {} });
+    expect(opts.status).toBe(200);
+    const added = await api.request('POST', '/api/v1/auth/passkey/register/verify', { headers: passkey(token), body: { response: createPasskeyDevice(ORIGIN).create(opts.data.options) } });
+    expect([added.status, added.data.human.passkeys.length]).toEqual([200, 1]);
+  });
+});

@@ -15,8 +15,8 @@ from .models import (
     ClaimedAgentOverview,
     ClaimedAgentOverviewList,
     ClaimsDeleteReply,
-    Human,
     HumanSessionResponse,
+    HumanWithSession,
     PasskeyOptionsResponse,
     PasskeysDeleteReply,
     PasskeyVerifyBodyResponse,
@@ -81,8 +81,10 @@ class AsyncHumansApi:
         self._t.config.session_token = None
         return result
 
-    async def me(self) -> Human:
-        """``GET /humans/me``: the account with its passkeys."""
+    async def me(self) -> HumanWithSession:
+        """``GET /humans/me``: the account with its passkeys, and ``session``, the session of the call:
+        ``method`` (``passkey``, or ``siwe`` for Sign in with Ethereum: it reaches only the agents of its
+        ``walletAddress``) and ``expiresAt``."""
         return await self._t.request(RequestSpec("GET", "/humans/me", "human", idempotent=True))
 
     async def agents(self) -> ClaimedAgentOverviewList:

@@ -13,8 +13,8 @@ from .models import (
     ClaimedAgentOverview,
     ClaimedAgentOverviewList,
     ClaimsDeleteReply,
-    Human,
     HumanSessionResponse,
+    HumanWithSession,
     PasskeyOptionsResponse,
     PasskeysDeleteReply,
     PasskeyVerifyBodyResponse,
@@ -79,8 +79,10 @@ class HumansApi:
         self._t.config.session_token = None
         return result
 
-    def me(self) -> Human:
-        """``GET /humans/me``: the account with its passkeys."""
+    def me(self) -> HumanWithSession:
+        """``GET /humans/me``: the account with its passkeys, and ``session``, the session of the call:
+        ``method`` (``passkey``, or ``siwe`` for Sign in with Ethereum: it reaches only the agents of its
+        ``walletAddress``) and ``expiresAt``."""
         return self._t.request(RequestSpec("GET", "/humans/me", "human", idempotent=True))
 
     def agents(self) -> ClaimedAgentOverviewList:

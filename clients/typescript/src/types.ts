@@ -20,6 +20,7 @@ import type {
   ForgetResponseSchema,
   HumanSchema,
   HumanSessionResponseSchema,
+  HumanWithSessionSchema,
   LedgerEntrySchema,
   ListFilesQuerySchema,
   ListFilesResponseSchema,
@@ -127,6 +128,11 @@ export type UsdAmount = string | number;
 
 // --- humans and passkeys ---
 export type Human = z.infer<typeof HumanSchema>;
+/**
+ * `GET /humans/me`: the account and the session of the call, `session: { method, walletAddress, expiresAt }`
+ * (`method` `siwe`: a Sign in with Ethereum session, which reaches only the agents of `walletAddress`).
+ */
+export type HumanWithSession = z.infer<typeof HumanWithSessionSchema>;
 export type HumanSession = z.infer<typeof HumanSessionResponseSchema>;
 export type PasskeyOptions = z.infer<typeof PasskeyOptionsResponseSchema>;
 /** `POST /auth/siwe/nonce`: the EIP-4361 message to sign unchanged, its nonce and expiry. */

@@ -30,7 +30,7 @@ SCHEMAS: tuple[str, ...] = (
     "SiweSessionResponse",
     "SiweVerifyBody",
     "SessionsEndReply",
-    "Human",
+    "HumanWithSession",
     "PasskeysDeleteReply",
     "ClaimedAgentOverviewList",
     "ClaimedAgent",

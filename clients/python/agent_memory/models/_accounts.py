@@ -138,6 +138,7 @@ class HumanSessionResponseHumanPasskeysItem(TypedDict):
     id: str
     deviceType: str
     backedUp: bool
+    transports: list[str]
     createdAt: str
     lastUsedAt: str | None
 
@@ -186,6 +187,7 @@ class SiweSessionResponseHumanPasskeysItem(TypedDict):
     id: str
     deviceType: str
     backedUp: bool
+    transports: list[str]
     createdAt: str
     lastUsedAt: str | None
 
@@ -226,25 +228,34 @@ class SessionsEndReply(TypedDict):
     loggedOut: Literal[True]
 
 
-class HumanPasskeysItem(TypedDict):
+class HumanWithSessionPasskeysItem(TypedDict):
     id: str
     deviceType: str
     backedUp: bool
+    transports: list[str]
     createdAt: str
     lastUsedAt: str | None
 
 
-class Human(TypedDict):
+class HumanWithSessionSession(TypedDict):
+    method: Literal['passkey', 'siwe']
+    walletAddress: str | None
+    expiresAt: str
+
+
+class HumanWithSession(TypedDict):
     id: str
     name: str
     createdAt: str
-    passkeys: list[HumanPasskeysItem]
+    passkeys: list[HumanWithSessionPasskeysItem]
+    session: HumanWithSessionSession
 
 
 class PasskeysDeleteReplyPasskeysItem(TypedDict):
     id: str
     deviceType: str
     backedUp: bool
+    transports: list[str]
     createdAt: str
     lastUsedAt: str | None
 

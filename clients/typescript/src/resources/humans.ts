@@ -7,8 +7,8 @@ import type {
   ClaimedAgentList,
   ClaimedAgentOverview,
   DeletedPasskey,
-  Human,
   HumanSession,
+  HumanWithSession,
   LedgerEntry,
   ListOptions,
   MemoryRecord,
@@ -76,9 +76,10 @@ export class HumansApi {
   /**
    * `POST /auth/siwe/verify` `{ message, signature }` (the wallet's EIP-191 `personal_sign` of `message`) →
    * session (stored in the client) of the human who owns the wallet's agent, and that agent. When the client
-   * holds a session, an unclaimed agent is claimed by that account (and the account is linked to the wallet);
-   * with none, by a new wallet-only account. An agent owned by an account not linked to the wallet (or, with
-   * a session, by another account) is FORBIDDEN, and no session is opened.
+   * holds a passkey session, an unclaimed agent is claimed by that account (and the account is linked to the
+   * wallet); with none, by a new wallet-only account; with a Sign in with Ethereum session: FORBIDDEN. An
+   * agent owned by an account not linked to the wallet (or, with a session, by another account) is FORBIDDEN,
+   * and no session is opened. The session answered reaches only the agents of this wallet.
    */
   async siweVerify(message: string, signature: string, options?: CallOptions): Promise<SiweSession> {
     return this.session(await this.transport.request<SiweSession>({ method: 'POST', path: '/auth/siwe/verify', body: { message, signature }, auth: 'session-if-any' }, options));
@@ -91,8 +92,11 @@ export class HumansApi {
     return result;
   }
 
-  /** `GET /humans/me`: the account `{ id, name, createdAt, passkeys }`. */
-  me(options?: CallOptions): Promise<Human> {
+  /**
+   * `GET /humans/me`: the account `{ id, name, createdAt, passkeys }` and `session`, the session of the call:
+   * `{ method, walletAddress, expiresAt }` (a `siwe` session reaches only the agents of its `walletAddress`).
+   */
+  me(options?: CallOptions): Promise<HumanWithSession> {
     return this.transport.request({ method: 'GET', path: '/humans/me', auth: 'human', idempotent: true }, options);
   }
 
@@ -104,12 +108,15 @@ export class HumansApi {
     return this.transport.request({ method: 'DELETE', path: `/humans/me/passkeys/${encodeURIComponent(passkeyId)}`, auth: 'human' }, options);
   }
 
-  /** `GET /humans/me/agents`: the claimed agents, each with its balances (live, test) and `lastActivityAt`. */
+  /**
+   * `GET /humans/me/agents`: the claimed agents, each with its balances (live, test) and `lastActivityAt`. A
+   * Sign in with Ethereum session lists only the agents of its wallet (its other agents are FORBIDDEN to it).
+   */
   agents(options?: CallOptions): Promise<ClaimedAgentList> {
     return this.transport.request({ method: 'GET', path: '/humans/me/agents', auth: 'human', idempotent: true }, options);
   }
 
-  /** `POST /humans/me/agents` `{ agentKey }` → 201 the claimed agent. */
+  /** `POST /humans/me/agents` `{ agentKey }` → 201 the claimed agent. With a Sign in with Ethereum session: FORBIDDEN (claim with a passkey session). */
   claim(agentKey: string, options?: CallOptions): Promise<ClaimedAgent> {
     return this.transport.request({ method: 'POST', path: '/humans/me/agents', body: { agentKey }, auth: 'human' }, options);
   }

@@ -69,11 +69,16 @@ export type RevokeKeyResponse = z.infer<typeof RevokeKeyResponseSchema>;
 
 export const HumanNameSchema = plainText(1, 64).trim();
 
-/** A registered passkey of a human (no key material). */
+/**
+ * A registered passkey of a human (no key material). `deviceType`: WebAuthn's `singleDevice` (bound to one
+ * authenticator) or `multiDevice` (synced); `transports`: how the browser reached the authenticator when
+ * it was registered (`internal`, `usb`, `nfc`, `ble`, `hybrid`, …; may be empty).
+ */
 export const PasskeyInfoSchema = z.object({
   id: z.string(),
   deviceType: z.string(),
   backedUp: z.boolean(),
+  transports: z.array(z.string()),
   createdAt: TimestampSchema,
   lastUsedAt: TimestampSchema.nullable(),
 });
@@ -86,6 +91,21 @@ export const HumanSchema = z.object({
   passkeys: z.array(PasskeyInfoSchema),
 });
 export type Human = z.infer<typeof HumanSchema>;
+
+/** How a human session was opened (docs/authentication.md): a passkey ceremony or Sign in with Ethereum. */
+export const SessionMethodSchema = z.enum(['passkey', 'siwe']);
+export type SessionMethod = z.infer<typeof SessionMethodSchema>;
+
+/**
+ * The session a call was made with (docs/authentication.md): `method` `passkey` reaches the whole account;
+ * `siwe` only the agents whose wallet is `walletAddress` (the wallet that signed it in; null for `passkey`).
+ */
+export const HumanSessionInfoSchema = z.object({ method: SessionMethodSchema, walletAddress: WalletAddressSchema.nullable(), expiresAt: TimestampSchema });
+export type HumanSessionInfo = z.infer<typeof HumanSessionInfoSchema>;
+
+/** `GET /api/v1/humans/me`: the account, and the session the call was made with. */
+export const HumanWithSessionSchema = HumanSchema.extend({ session: HumanSessionInfoSchema });
+export type HumanWithSession = z.infer<typeof HumanWithSessionSchema>;
 
 /**
  * POST /api/v1/auth/passkey/register/options body. `name` is required for a new account; with a valid
@@ -163,9 +183,6 @@ export const AgentsKeysRevokeMessageSchema = z.object({ agentId: AgentIdSchema, 
 /** Finds the agent a wallet signature speaks for: the `local` agent with that wallet, else any agent with it; NOT_FOUND if none. */
 export const AgentsFindByWalletMessageSchema = z.object({ walletAddress: WalletAddressSchema });
 
-/** How a human session was opened (docs/authentication.md): a passkey ceremony or Sign in with Ethereum. */
-export const SessionMethodSchema = z.enum(['passkey', 'siwe']);
-export type SessionMethod = z.infer<typeof SessionMethodSchema>;
 /** A human session's id (`ses_…`), as `agents.v1.sessions.authenticate` answers it. */
 export const HumanSessionIdSchema = z.string().min(1).max(64);
 /**
@@ -180,7 +197,14 @@ export const PasskeysLoginOptionsMessageSchema = z.object({});
  */
 export const PasskeysVerifyMessageSchema = z.object({ response: WebAuthnCredentialJsonSchema, humanId: HumanIdSchema.optional(), sessionId: HumanSessionIdSchema.optional() });
 export const SessionsAuthenticateMessageSchema = z.object({ token: z.string().min(1).max(512) });
-export const SessionsAuthenticateReplySchema = z.object({ humanId: HumanIdSchema, sessionId: z.string(), method: SessionMethodSchema, expiresAt: TimestampSchema });
+/** A valid session: its human, id, how it was opened, the wallet of a `siwe` session (else null) and expiry. */
+export const SessionsAuthenticateReplySchema = z.object({
+  humanId: HumanIdSchema,
+  sessionId: z.string(),
+  method: SessionMethodSchema,
+  walletAddress: WalletAddressSchema.nullable(),
+  expiresAt: TimestampSchema,
+});
 export const SessionsEndMessageSchema = z.object({ token: z.string().min(1).max(512) });
 export const SessionsEndReplySchema = z.object({ loggedOut: z.literal(true) });
 export const HumansGetMessageSchema = z.object({ humanId: HumanIdSchema });
@@ -195,14 +219,23 @@ export const PasskeysDeleteMessageSchema = z.object({ humanId: HumanIdSchema, se
 /** Answer of a passkey deletion: the passkeys the account keeps (oldest first). */
 export const PasskeysDeleteReplySchema = z.object({ deleted: z.literal(true), passkeys: z.array(PasskeyInfoSchema) });
 export type PasskeysDeleteReply = z.infer<typeof PasskeysDeleteReplySchema>;
-export const ClaimsCreateMessageSchema = z.object({ humanId: HumanIdSchema, agentKey: z.string().min(1).max(512) });
-export const ClaimsListMessageSchema = z.object({ humanId: HumanIdSchema });
+/** Claims the agent of `agentKey` for the human, with its session `sessionId` (a Sign in with Ethereum session: FORBIDDEN). */
+export const ClaimsCreateMessageSchema = z.object({ humanId: HumanIdSchema, sessionId: HumanSessionIdSchema, agentKey: z.string().min(1).max(512) });
+/**
+ * The human's claims; with `sessionId`, only the agents that session reaches (a Sign in with Ethereum
+ * session: its wallet's; docs/authentication.md). The gateway always sends the calling session.
+ */
+export const ClaimsListMessageSchema = z.object({ humanId: HumanIdSchema, sessionId: HumanSessionIdSchema.optional() });
 export const ClaimsDeleteMessageSchema = z.object({ humanId: HumanIdSchema, agentId: AgentIdSchema });
 export const ClaimsDeleteReplySchema = z.object({ released: z.literal(true), agentId: AgentIdSchema });
 /** The agent drops whatever claim a human holds on it (`DELETE /api/v1/agents/claim`, agent key or wallet signature). */
 export const ClaimsReleaseByAgentMessageSchema = z.object({ agentId: AgentIdSchema });
 /** `released`: false when no human had claimed the agent. Also the HTTP answer of `DELETE /api/v1/agents/claim`. */
 export const ClaimsReleaseByAgentReplySchema = z.object({ released: z.boolean() });
-/** The principal of a claimed agent, for a human's calls on its data; NOT_FOUND when the human has not claimed it. */
-export const ClaimsResolveMessageSchema = z.object({ humanId: HumanIdSchema, agentId: AgentIdSchema });
+/**
+ * The principal of a claimed agent, for a call of the human's session `sessionId` on its data; NOT_FOUND
+ * when the human has not claimed it, FORBIDDEN when the session is a Sign in with Ethereum one of another
+ * wallet than the agent's (docs/authentication.md).
+ */
+export const ClaimsResolveMessageSchema = z.object({ humanId: HumanIdSchema, sessionId: HumanSessionIdSchema, agentId: AgentIdSchema });
 export const ClaimsResolveReplySchema = PrincipalSchema;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { TimestampSchema } from './common';
 import { WalletAddressSchema, WalletSignatureSchema } from './agents';
-import { ClaimedAgentSchema, HumanIdSchema, HumanSessionResponseSchema } from './auth';
+import { ClaimedAgentSchema, HumanIdSchema, HumanSessionIdSchema, HumanSessionResponseSchema } from './auth';
 
 /**
  * Contracts of Sign in with Ethereum for humans (EIP-4361; docs/authentication.md, "Sign in with Ethereum
@@ -47,11 +47,13 @@ export type SiweSessionResponse = z.infer<typeof SiweSessionResponseSchema>;
  */
 export const SiweNonceMessageSchema = z.object({ address: WalletAddressSchema, origin: z.string().max(512).optional(), humanId: HumanIdSchema.optional() });
 /**
- * Verifies a signed sign-in message; `humanId` is the signed-in human (optional `Authorization: Passkey`),
- * who then claims an unclaimed agent and links the wallet (docs/authentication.md).
+ * Verifies a signed sign-in message; `humanId` and `sessionId` are the signed-in human and its session
+ * (optional `Authorization: Passkey`): a passkey session then claims an unclaimed agent and links the
+ * wallet; a Sign in with Ethereum session may not claim one (docs/authentication.md).
  */
 export const SiweVerifyMessageSchema = z.object({
   message: z.string().min(1).max(MAX_SIWE_MESSAGE),
   signature: WalletSignatureSchema,
   humanId: HumanIdSchema.optional(),
+  sessionId: HumanSessionIdSchema.optional(),
 });

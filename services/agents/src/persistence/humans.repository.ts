@@ -39,12 +39,17 @@ export interface WebauthnChallengeRecord {
 /** How a session was opened (docs/authentication.md). */
 export type SessionMethod = 'passkey' | 'siwe';
 
-/** A human session: only the SHA-256 hex of its token is stored; `method` says how it was opened. */
+/**
+ * A human session: only the SHA-256 hex of its token is stored; `method` says how it was opened, and
+ * `walletAddress` (EIP-55) the wallet a `siwe` session signed in with: it reaches only that wallet's
+ * agents (null for a `passkey` session; docs/authentication.md, "Sign in with Ethereum (humans)").
+ */
 export interface SessionRecord {
   id: string;
   humanId: string;
   tokenHash: string;
   method: SessionMethod;
+  walletAddress: string | null;
   createdAt: Date;
   expiresAt: Date;
   endedAt: Date | null;
@@ -61,8 +66,17 @@ export abstract class HumansRepository {
    * Stores a verified passkey, creating its account first when `newHuman` is given (one transaction);
    * `already-registered` when a passkey with this id exists. With `onlyFirst`, under the human's row lock,
    * `not-first` (nothing stored) when the account already has a passkey (a SIWE session adds only the first).
+   * With `onlyWallet` (EIP-55), under the same lock, `other-wallets` (nothing stored) when the account owns
+   * an agent whose wallet is another (a SIWE session adds the first passkey only while every agent of the
+   * account has its wallet).
    */
-  abstract addPasskey(passkey: Omit<PasskeyRecord, 'lastUsedAt'>, newHuman?: Omit<HumanRecord, 'passkeys'>, opts?: { onlyFirst?: boolean }): Promise<'added' | 'already-registered' | 'not-first'>;
+  abstract addPasskey(
+    passkey: Omit<PasskeyRecord, 'lastUsedAt'>,
+    newHuman?: Omit<HumanRecord, 'passkeys'>,
+    opts?: { onlyFirst?: boolean; onlyWallet?: string },
+  ): Promise<'added' | 'already-registered' | 'not-first' | 'other-wallets'>;
+  /** The wallets (EIP-55, distinct, sorted) of the agents the human claimed; empty when none. */
+  abstract claimedWallets(humanId: string): Promise<string[]>;
   /** The passkey with this credential id and its human's user handle; null when unknown. */
   abstract findPasskey(credentialId: string): Promise<(PasskeyRecord & { webauthnUserId: string }) | null>;
   /**

@@ -13,14 +13,20 @@ export class PrismaHumansRepository extends HumansRepository {
     return this.db.human.findUnique({ where: { id: humanId }, include: { passkeys: { orderBy: { createdAt: 'asc' } } } });
   }
 
-  async addPasskey(passkey: Omit<PasskeyRecord, 'lastUsedAt'>, newHuman?: Omit<HumanRecord, 'passkeys'>, opts: { onlyFirst?: boolean } = {}): Promise<'added' | 'already-registered' | 'not-first'> {
+  async addPasskey(
+    passkey: Omit<PasskeyRecord, 'lastUsedAt'>,
+    newHuman?: Omit<HumanRecord, 'passkeys'>,
+    opts: { onlyFirst?: boolean; onlyWallet?: string } = {},
+  ): Promise<'added' | 'already-registered' | 'not-first' | 'other-wallets'> {
     try {
       return await this.db.$transaction(async (tx) => {
         if (newHuman) await tx.human.create({ data: newHuman });
-        if (opts.onlyFirst) {
+        if (opts.onlyFirst || opts.onlyWallet !== undefined) {
           // The human's row lock (as deletePasskey) serialises two first passkeys of one account.
           await tx.$queryRaw`SELECT "id" FROM "agents"."humans" WHERE "id" = ${passkey.humanId} FOR UPDATE`;
-          if ((await tx.passkeyCredential.count({ where: { humanId: passkey.humanId } })) > 0) return 'not-first' as const;
+          if (opts.onlyFirst && (await tx.passkeyCredential.count({ where: { humanId: passkey.humanId } })) > 0) return 'not-first' as const;
+          const otherWallet = { humanId: passkey.humanId, agent: { walletAddress: { not: opts.onlyWallet } } };
+          if (opts.onlyWallet !== undefined && (await tx.agentClaim.count({ where: otherWallet })) > 0) return 'other-wallets' as const;
         }
         await tx.passkeyCredential.create({ data: { ...passkey, publicKey: new Uint8Array(passkey.publicKey) } });
         return 'added' as const;
@@ -29,6 +35,11 @@ export class PrismaHumansRepository extends HumansRepository {
       if (isUniqueViolation(err)) return 'already-registered';
       throw err;
     }
+  }
+
+  async claimedWallets(humanId: string): Promise<string[]> {
+    const rows = await this.db.agentClaim.findMany({ where: { humanId }, select: { agent: { select: { walletAddress: true } } } });
+    return [...new Set(rows.map((r) => r.agent.walletAddress))].sort();
   }
 
   async findPasskey(credentialId: string): Promise<(PasskeyRecord & { webauthnUserId: string }) | null> {
@@ -72,15 +83,20 @@ export class PrismaHumansRepository extends HumansRepository {
 
   async findSession(sessionId: string): Promise<SessionRecord | null> {
     const row = await this.db.humanSession.findUnique({ where: { id: sessionId } });
-    return row ? { ...row, method: row.method as SessionMethod } : null;
+    return row ? toSession(row) : null;
   }
 
   async findSessionByTokenHash(tokenHash: string): Promise<SessionRecord | null> {
     const row = await this.db.humanSession.findUnique({ where: { tokenHash } });
-    return row ? { ...row, method: row.method as SessionMethod } : null;
+    return row ? toSession(row) : null;
   }
 
   async endSession(sessionId: string, endedAt: Date): Promise<void> {
     await this.db.humanSession.update({ where: { id: sessionId }, data: { endedAt } });
   }
+}
+
+/** A session row in its record form (`method` narrowed to the two known values). */
+function toSession(row: Omit<SessionRecord, 'method'> & { method: string }): SessionRecord {
+  return { ...row, method: row.method as SessionMethod };
 }

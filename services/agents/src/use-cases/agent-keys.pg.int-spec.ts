@@ -1,8 +1,11 @@
 import { newId } from '@agent-memory/shared';
 import { openTestPrisma } from '@agent-memory/testing';
 import { seedAgent as seedAgentIn } from '../persistence/agents.fixture';
+import { DEFAULT_PASSKEY_OPTIONS } from '../humans/passkey.options';
 import { ClaimsUseCases } from '../humans/use-cases/claims.use-cases';
+import { SessionsUseCases } from '../humans/use-cases/sessions.use-cases';
 import { PrismaAgentsRepository } from '../persistence/prisma-agents.repository';
+import { PrismaHumansRepository } from '../persistence/prisma-humans.repository';
 import { openAgentsPrisma, type AgentsPrismaClient } from '../persistence/prisma';
 import { AgentKeysUseCases } from './agent-keys.use-cases';
 
@@ -15,22 +18,27 @@ let prisma: AgentsPrismaClient;
 let close: () => Promise<void>;
 let keys: AgentKeysUseCases;
 let claims: ClaimsUseCases;
+let sessions: SessionsUseCases;
 const clock = () => new Date();
 
 beforeAll(async () => {
   ({ prisma, close } = await openTestPrisma(openAgentsPrisma, 8));
   const agents = new PrismaAgentsRepository(prisma);
   keys = new AgentKeysUseCases(agents, 'amk', 3600, clock);
-  claims = new ClaimsUseCases(agents, clock, keys);
+  sessions = new SessionsUseCases(new PrismaHumansRepository(prisma), 'amk', DEFAULT_PASSKEY_OPTIONS, clock);
+  claims = new ClaimsUseCases(agents, clock, keys, sessions);
 }, 60_000);
 afterAll(() => close?.());
 
 const seedAgent = () => seedAgentIn(new PrismaAgentsRepository(prisma), { name: 'concurrent', walletAddress: `0x${'3'.repeat(40)}` });
 
-async function seedHuman() {
+/** A human and a passkey session of it, as the gateway passes them on. */
+async function seedHuman(): Promise<{ humanId: string; sessionId: string }> {
   const id = newId('human');
   await prisma.human.create({ data: { id, name: 'h', webauthnUserId: newId('human') } });
-  return id;
+  const { token } = await sessions.issue(id, 'passkey');
+  const { humanId, sessionId } = await sessions.authenticate({ token });
+  return { humanId, sessionId };
 }
 
 describe('concurrent key changes', () => {
@@ -59,7 +67,7 @@ describe('concurrent key changes', () => {
     for (let round = 0; round < 5; round++) {
       const { agentId, key } = await seedAgent();
       const human = await seedHuman();
-      const [claim] = await Promise.allSettled([claims.claim({ humanId: human, agentKey: key }), keys.rotate({ agentId, graceSeconds: 0, requestedBy: 'agent' })]);
+      const [claim] = await Promise.allSettled([claims.claim({ ...human, agentKey: key }), keys.rotate({ agentId, graceSeconds: 0, requestedBy: 'agent' })]);
       if (claim.status === 'rejected') expect(claim.reason).toMatchObject({ code: 'FORBIDDEN' });
       expect(await prisma.agentClaim.findUnique({ where: { agentId } })).toBeNull();
     }

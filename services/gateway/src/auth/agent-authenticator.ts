@@ -17,7 +17,7 @@ import {
 import { BusClient } from '@agent-memory/platform';
 import { GATEWAY_OPTIONS, type GatewayOptions, signatureRealmOf } from '../gateway.options';
 import { REPLAY_CACHE, type ReplayCache } from './replay-cache';
-import type { GatewayRequest } from './request-context';
+import type { GatewayRequest, HumanOnRequest } from './request-context';
 import { parseSignatureHeader, signatureMessage, type SignatureRealm, verifyWalletSignature } from './wallet-signature';
 
 /**
@@ -40,7 +40,8 @@ export function replayKeyOf(walletAddress: string, message: string): string {
  *   `cloud` agent's wallet: 403), the signature in its canonical encoding, and the signed message not
  *   seen before ({@link replayKeyOf}; replay cache, shared by replicas);
  * - passkey session: the agents service compares the token's SHA-256 (unknown, expired, signed out: 401);
- *   on record routes the record must belong to an agent the human claimed (else 404).
+ *   on record routes the record must belong to an agent the human claimed (else 404), and a Sign in with
+ *   Ethereum session reaches only the agents of its wallet (else 403).
  */
 @Injectable()
 export class AgentAuthenticator {
@@ -83,24 +84,30 @@ export class AgentAuthenticator {
     return { agentId: agent.agentId, keyEnvironment: agent.keyEnvironment, mode: agent.mode };
   }
 
-  /** `Passkey <session>` → the signed-in human. */
-  async bySession(token: string): Promise<{ humanId: string; sessionId: string }> {
+  /** `Passkey <session>` → the signed-in human and its session (how it was opened, its wallet, its expiry). */
+  async bySession(token: string): Promise<HumanOnRequest> {
     const session = await this.bus.request(SUBJECTS.humans.authenticateSession, { token }, SessionsAuthenticateReplySchema);
-    return { humanId: session.humanId, sessionId: session.sessionId };
+    return { humanId: session.humanId, sessionId: session.sessionId, method: session.method, walletAddress: session.walletAddress, expiresAt: session.expiresAt };
   }
 
-  /** The principal of an agent the human claimed; NOT_FOUND otherwise. */
-  async claimedAgent(humanId: string, agentId: string): Promise<Principal> {
-    return this.bus.request(SUBJECTS.humans.resolveClaim, { humanId, agentId }, ClaimsResolveReplySchema);
+  /**
+   * The principal of an agent the human claimed, for a call of its session: NOT_FOUND when not claimed by
+   * the human; FORBIDDEN when the session is a Sign in with Ethereum one of another wallet than the agent's.
+   */
+  async claimedAgent(human: Pick<HumanOnRequest, 'humanId' | 'sessionId'>, agentId: string): Promise<Principal> {
+    return this.bus.request(SUBJECTS.humans.resolveClaim, { humanId: human.humanId, sessionId: human.sessionId, agentId }, ClaimsResolveReplySchema);
   }
 
-  /** The principal for a human's call on a record: the record's agent, if the human claimed it; NOT_FOUND otherwise. */
-  async claimedRecordOwner(humanId: string, rawRecordId: unknown): Promise<Principal> {
+  /**
+   * The principal for a human's call on a record: the record's agent, if the human claimed it (else
+   * NOT_FOUND) and the session reaches it (a Sign in with Ethereum session of another wallet: FORBIDDEN).
+   */
+  async claimedRecordOwner(human: Pick<HumanOnRequest, 'humanId' | 'sessionId'>, rawRecordId: unknown): Promise<Principal> {
     const recordId = RecordIdSchema.safeParse(rawRecordId);
     if (!recordId.success) throw new NotFoundError('Record not found');
     const owner = await this.bus.request(SUBJECTS.records.resolveOwner, { recordId: recordId.data }, RecordsResolveOwnerReplySchema);
     try {
-      return await this.claimedAgent(humanId, owner.agentId);
+      return await this.claimedAgent(human, owner.agentId);
     } catch (err) {
       if (err instanceof DomainError && err.code === 'NOT_FOUND') throw new NotFoundError('Record not found');
       throw err;

@@ -48,7 +48,7 @@ export class AgentKeyGuard implements CanActivate {
         }
         state.human = human;
         if (access === 'erase') state.ownerErasure = true;
-        setPrincipal(req, await this.auth.claimedRecordOwner(human.humanId, (req.params as Record<string, string>).recordId));
+        setPrincipal(req, await this.auth.claimedRecordOwner(human, (req.params as Record<string, string>).recordId));
         state.authMethod = 'passkey';
         return true;
       }

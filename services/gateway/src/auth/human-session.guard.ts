@@ -25,7 +25,8 @@ export class HumanSessionGuard implements CanActivate {
 
 /**
  * Routes under `/api/v1/humans/me/agents/:agentId`: the agent must be one the signed-in human claimed
- * (else 404, no existence leak); it becomes the request's principal. Runs after {@link HumanSessionGuard} and the per-human limit.
+ * (else 404, no existence leak) and one the session reaches (a Sign in with Ethereum session: an agent of
+ * its wallet, else 403); it becomes the request's principal. Runs after {@link HumanSessionGuard} and the per-human limit.
  */
 @Injectable()
 export class ClaimedAgentGuard implements CanActivate {
@@ -36,7 +37,7 @@ export class ClaimedAgentGuard implements CanActivate {
     const agentId = AgentIdSchema.safeParse((req.params as Record<string, string>).agentId);
     if (!agentId.success) throw new NotFoundError('Agent not found');
     const state = stateOf(req);
-    setPrincipal(req, await this.auth.claimedAgent(humanOf(req).humanId, agentId.data));
+    setPrincipal(req, await this.auth.claimedAgent(humanOf(req), agentId.data));
     state.authMethod = 'passkey';
     return true;
   }

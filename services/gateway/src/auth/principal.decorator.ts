@@ -1,6 +1,6 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import type { Principal as AgentPrincipal } from '@agent-memory/shared';
-import { type GatewayRequest, humanOf, principalOf } from './request-context';
+import { type GatewayRequest, type HumanOnRequest, humanOf, principalOf } from './request-context';
 
 /**
  * The agent a request acts for (agent id, key environment, mode), as the route's authentication guard
@@ -12,6 +12,6 @@ export const Principal = createParamDecorator((_data: unknown, context: Executio
 export type Principal = AgentPrincipal;
 
 /** The signed-in human (`Authorization: Passkey`), as HumanSessionGuard set it: `handler(@SignedInHuman() human: SignedInHuman)`. */
-export const SignedInHuman = createParamDecorator((_data: unknown, context: ExecutionContext): { humanId: string; sessionId: string } => humanOf(context.switchToHttp().getRequest<GatewayRequest>()));
-/** The type of the {@link SignedInHuman} parameter: the human and the id of the session it presented. */
-export type SignedInHuman = { humanId: string; sessionId: string };
+export const SignedInHuman = createParamDecorator((_data: unknown, context: ExecutionContext): HumanOnRequest => humanOf(context.switchToHttp().getRequest<GatewayRequest>()));
+/** The type of the {@link SignedInHuman} parameter: the human and the session it presented ({@link HumanOnRequest}). */
+export type SignedInHuman = HumanOnRequest;

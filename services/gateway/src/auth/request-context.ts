@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { setBusPrincipal } from '@agent-memory/platform';
-import type { Principal } from '@agent-memory/shared';
+import type { Principal, SessionMethod } from '@agent-memory/shared';
 
 /** What the gateway's guards learn about a request, attached to the Fastify request. */
 export interface GatewayRequestState {
@@ -8,14 +8,27 @@ export interface GatewayRequestState {
   principal?: Principal;
   /** How the caller authenticated; goes into the usage ledger. */
   authMethod?: 'agent_key' | 'signature' | 'passkey';
-  /** The signed-in human (`Authorization: Passkey`) and the id of the session it presented. */
-  human?: { humanId: string; sessionId: string };
+  /** The signed-in human (`Authorization: Passkey`) and the session it presented. */
+  human?: HumanOnRequest;
   /**
    * The call is an erasure (forget, delete record) by the human who claimed the agent, with its passkey
    * session: free, neither charged nor recorded in the ledger (docs/billing.md, "Prices").
    */
   ownerErasure?: boolean;
   rateLimit?: Array<{ policy: string; limit: number; remaining: number; resetSeconds: number }>;
+}
+
+/**
+ * A signed-in human as the session guard found it: the human, the session's id, how it was opened, the
+ * wallet a Sign in with Ethereum session signed in with (null for a passkey session; such a session
+ * reaches only that wallet's agents, which the agents service enforces: docs/authentication.md) and its expiry.
+ */
+export interface HumanOnRequest {
+  humanId: string;
+  sessionId: string;
+  method: SessionMethod;
+  walletAddress: string | null;
+  expiresAt: string;
 }
 
 export type GatewayRequest = FastifyRequest & { gateway?: GatewayRequestState };
@@ -43,7 +56,7 @@ export function principalOf(req: GatewayRequest): Principal {
 }
 
 /** The signed-in human; throws if the session guard did not run (a programming error). */
-export function humanOf(req: GatewayRequest): { humanId: string; sessionId: string } {
+export function humanOf(req: GatewayRequest): HumanOnRequest {
   const h = req.gateway?.human;
   if (!h) throw new Error('No human on the request: is the session guard missing?');
   return h;

@@ -12,6 +12,7 @@ import {
   ClaimedAgentSchema,
   ClaimsDeleteReplySchema,
   HumanSchema,
+  HumanWithSessionSchema,
   NotFoundError,
   PasskeyIdSchema,
   PasskeysDeleteReplySchema,
@@ -31,18 +32,27 @@ import { HumanRoute } from './route-kinds';
  * A signed-in human's account and the agents it claimed (docs/authentication.md, "Passkeys (humans)"): claim an
  * agent with its key once, then list, read (records, usage; records, memories and files through the
  * record routes with the same credential) and manage keys (rotate, revoke). `Authorization: Passkey`.
- * On the `agents/:agentId` routes the principal is that claimed agent.
+ * On the `agents/:agentId` routes the principal is that claimed agent; a Sign in with Ethereum session
+ * reaches only the agents of its wallet (another agent of the account: 403; docs/authentication.md).
  */
 @ApiTags('humans')
 @Controller('api/v1/humans/me')
 export class HumansController {
   constructor(private readonly bus: BusClient) {}
 
+  /**
+   * The account and the session the call was made with: `session.method` (`passkey` or `siwe`) and, for a
+   * Sign in with Ethereum session, `session.walletAddress`, the wallet whose agents alone it reaches.
+   */
   @Get()
-  @Returns(HumanSchema, { summary: 'The signed-in human\'s account' })
+  @Returns(HumanWithSessionSchema, {
+    summary: 'The signed-in human\'s account, and the session of the call',
+    description: 'The account with its passkeys, and `session`: how it was opened (`passkey`, or `siwe` for Sign in with Ethereum), its wallet (`siwe`: it reaches only the agents with this wallet; else null) and its expiry.',
+  })
   @HumanRoute()
-  me(@SignedInHuman() human: SignedInHuman) {
-    return this.bus.request(SUBJECTS.humans.get, { humanId: human.humanId }, HumanSchema);
+  async me(@SignedInHuman() human: SignedInHuman) {
+    const account = await this.bus.request(SUBJECTS.humans.get, { humanId: human.humanId }, HumanSchema);
+    return { ...account, session: { method: human.method, walletAddress: human.walletAddress, expiresAt: human.expiresAt } };
   }
 
   /**
@@ -65,23 +75,31 @@ export class HumansController {
 
   /**
    * The claimed agents, most recent claim first, each with its balances (live and test) and
-   * `lastActivityAt` (its last ledger entry): two bus round trips whatever the number of agents.
+   * `lastActivityAt` (its last ledger entry): two bus round trips whatever the number of agents. A Sign in
+   * with Ethereum session lists only the agents of its wallet (docs/authentication.md).
    */
   @Get('agents')
-  @Returns(ClaimedAgentOverviewListSchema, { summary: 'The agents the human claimed, with their balances and last activity' })
+  @Returns(ClaimedAgentOverviewListSchema, {
+    summary: 'The agents the human claimed, with their balances and last activity',
+    description: 'A Sign in with Ethereum session lists only the agents of the wallet that signed it in; a passkey session, all of them.',
+  })
   @HumanRoute()
   async agents(@SignedInHuman() human: SignedInHuman) {
-    const { agents } = await this.bus.request(SUBJECTS.humans.listClaims, { humanId: human.humanId }, ClaimedAgentListSchema);
+    const { agents } = await this.bus.request(SUBJECTS.humans.listClaims, { humanId: human.humanId, sessionId: human.sessionId }, ClaimedAgentListSchema);
     return { agents: await this.withActivity(agents) };
   }
 
-  /** Claim: present the agent's key once; the agent is then this human's (201). */
+  /** Claim: present the agent's key once; the agent is then this human's (201). A Sign in with Ethereum session: 403. */
   @Post('agents')
   @HttpCode(201)
-  @Returns(ClaimedAgentSchema, { summary: 'Claim an agent with its key', description: 'Present the agent\'s key once; the agent is then this human\'s. A key that is not valid (unknown, revoked, rotated away) or an agent claimed by another account: 403.', errors: ['FORBIDDEN'] })
+  @Returns(ClaimedAgentSchema, {
+    summary: 'Claim an agent with its key',
+    description: 'Present the agent\'s key once; the agent is then this human\'s. A key that is not valid (unknown, revoked, rotated away), an agent claimed by another account, or a Sign in with Ethereum session (sign in with a passkey to claim more agents): 403.',
+    errors: ['FORBIDDEN'],
+  })
   @HumanRoute()
   claim(@SignedInHuman() human: SignedInHuman, @Body() { agentKey }: ClaimAgentDto) {
-    return this.bus.request(SUBJECTS.humans.claim, { humanId: human.humanId, agentKey }, ClaimedAgentSchema);
+    return this.bus.request(SUBJECTS.humans.claim, { humanId: human.humanId, sessionId: human.sessionId, agentKey }, ClaimedAgentSchema);
   }
 
   /** A claimed agent as in the list: with `claimedAt`, its balances and `lastActivityAt`. */
@@ -89,7 +107,7 @@ export class HumansController {
   @Returns(ClaimedAgentOverviewSchema, { summary: 'A claimed agent, with its balances and last activity' })
   @HumanRoute({ claimedAgent: true })
   async agent(@SignedInHuman() human: SignedInHuman, @Principal() principal: Principal) {
-    const { agents } = await this.bus.request(SUBJECTS.humans.listClaims, { humanId: human.humanId }, ClaimedAgentListSchema);
+    const { agents } = await this.bus.request(SUBJECTS.humans.listClaims, { humanId: human.humanId, sessionId: human.sessionId }, ClaimedAgentListSchema);
     const claimed = agents.find((a) => a.id === principal.agentId);
     // Released between the claim check and this read.
     if (!claimed) throw new NotFoundError('Agent not found');

@@ -92,20 +92,21 @@ export class PasskeyAuthController {
    * Sign in with Ethereum, step 2: the signed message → a session of the human who owns the wallet's
    * agent, if that human is the signed-in one or, nobody signed in, is linked to the wallet (else 403, no
    * session); an unclaimed agent is claimed by the signed-in human, else by a new wallet-only account, and
-   * that account is linked to the wallet. Any failed check of the message is 401 with one line.
+   * that account is linked to the wallet (a Sign in with Ethereum session may not claim one: 403). The
+   * session answered reaches only the agents of this wallet. Any failed check of the message is 401 with one line.
    */
   @Post('siwe/verify')
   @HttpCode(200)
   @Returns(SiweSessionResponseSchema, {
     summary: 'Sign in with Ethereum: a session, with the wallet’s agent claimed',
     description:
-      'A message that is not ours (domain, URI, chain, nonce), expired, not the wallet’s signature, a nonce asked for by another account (or with/without a session unlike this call), or a wallet no agent has: 401. With `Authorization: Passkey`, an unclaimed agent is claimed by that account, which is then linked to the wallet. An agent owned by an account not linked to the wallet (or, signed in, by another account): 403, no session.',
+      'A message that is not ours (domain, URI, chain, nonce), expired, not the wallet’s signature, a nonce asked for by another account (or with/without a session unlike this call), or a wallet no agent has: 401. With `Authorization: Passkey`, an unclaimed agent is claimed by that account, which is then linked to the wallet (with a Sign in with Ethereum session: 403, sign in with a passkey to claim more agents). An agent owned by an account not linked to the wallet (or, signed in, by another account): 403, no session. The session answered is a Sign in with Ethereum one: it reaches only the agents of this wallet (another agent of the account: 403).',
     errors: ['UNAUTHORIZED', 'FORBIDDEN'],
   })
   @PublicRoute({ limit: 'client', optionalPasskey: true })
   async siweVerify(@Req() req: GatewayRequest, @Body() { message, signature }: SiweVerifyDto) {
     const session = await this.optionalSession(req);
-    return this.bus.request(SUBJECTS.humans.siweVerify, { message, signature, ...(session ? { humanId: session.humanId } : {}) }, SiweSessionResponseSchema);
+    return this.bus.request(SUBJECTS.humans.siweVerify, { message, signature, ...(session ? { humanId: session.humanId, sessionId: session.sessionId } : {}) }, SiweSessionResponseSchema);
   }
 
   /** The signed-in human and session of an optional `Authorization: Passkey <session>`; undefined without the header, 401 for any other. */
@@ -113,7 +114,8 @@ export class PasskeyAuthController {
     if (req.headers.authorization === undefined) return undefined;
     const parsed = parseAuthorization(req.headers.authorization);
     if (parsed?.scheme !== 'Passkey') throw new UnauthorizedError('Invalid Authorization header: expected "Passkey <session credential>" or none');
-    return this.auth.bySession(parsed.credential);
+    const { humanId, sessionId } = await this.auth.bySession(parsed.credential);
+    return { humanId, sessionId };
   }
 
   /** Sign out: the session credential stops working at once. */

@@ -31,7 +31,8 @@ export const SECURITY_SCHEMES = {
   Passkey: {
     type: 'http',
     scheme: 'Passkey',
-    description: '`Authorization: Passkey <session credential>`: a human signed in with a passkey: the account, read access to the agents the human claimed, and the owner’s free erasures (forget, delete record) (docs/authentication.md, "Passkeys").',
+    description:
+      '`Authorization: Passkey <session credential>`: a human signed in with a passkey: the account, read access to the agents the human claimed, and the owner’s free erasures (forget, delete record) (docs/authentication.md, "Passkeys"). A session opened by Sign in with Ethereum reaches only the agents of the wallet that signed it in.',
   },
 } as const;
 export type SecuritySchemeName = keyof typeof SECURITY_SCHEMES;
@@ -60,7 +61,8 @@ export function securityOf(route: RouteKindOptions): Array<Partial<Record<Securi
  * The errors a route can answer (docs/api.md, "Envelope, statuses, errors" and "Errors at the HTTP edge"),
  * by status: every route 400 (the edge: malformed path escape, two Authorization headers, a body over the
  * route's cap, a bad body or query) and 500; agent-credential routes 401 and 403, human routes 401; limited routes 429; record
- * routes and claimed-agent routes 404; paid routes and the top-up 402; plus `extra` from `@Returns`.
+ * routes and claimed-agent routes 404; claimed-agent routes 403 (a Sign in with Ethereum session of another
+ * wallet); paid routes and the top-up 402; plus `extra` from `@Returns`.
  */
 export function errorsOf(route: RouteKindOptions, extra: readonly ErrorCode[] = []): ErrorCode[] {
   const codes = new Set<ErrorCode>(['VALIDATION_ERROR', 'INTERNAL_ERROR', ...extra]);
@@ -70,7 +72,8 @@ export function errorsOf(route: RouteKindOptions, extra: readonly ErrorCode[] = 
   if (route.kind === 'human' || (route.kind === 'public' && route.options.optionalPasskey)) add('UNAUTHORIZED');
   if (rateLimitPolicies(route).length > 0) add('RATE_LIMITED');
   if (route.kind === 'record') add('NOT_FOUND');
-  if (route.kind === 'human' && route.options.claimedAgent) add('NOT_FOUND');
+  // A claimed agent another human owns: 404; one of the account's that a Sign in with Ethereum session does not reach (another wallet's): 403.
+  if (route.kind === 'human' && route.options.claimedAgent) add('NOT_FOUND', 'FORBIDDEN');
   if ((route.kind === 'record' && route.options.price) || route.kind === 'top-up') add('PAYMENT_REQUIRED');
   return [...codes].sort((a, b) => HTTP_STATUS_BY_CODE[a] - HTTP_STATUS_BY_CODE[b]);
 }

@@ -4,6 +4,10 @@ import { CLOCK, type Clock } from '../../clock';
 import { AgentsRepository, type ClaimRecord } from '../../persistence/agents.repository';
 import { AgentKeysUseCases } from '../../use-cases/agent-keys.use-cases';
 import type { ClaimAgentMessage, ListClaimsMessage, ReleaseClaimByAgentMessage, ReleaseClaimMessage, ResolveClaimMessage } from '../humans.messages';
+import { scopeReaches, SessionsUseCases, SIWE_OTHER_AGENT } from './sessions.use-cases';
+
+/** The one line a Sign in with Ethereum session gets when it tries to claim an agent. */
+export const SIWE_NO_CLAIM = 'Sign in with a passkey to claim more agents: a Sign in with Ethereum session manages only the agents of its wallet';
 
 /**
  * Claims: a human takes ownership of an agent by presenting one of its valid keys once
@@ -15,6 +19,12 @@ import type { ClaimAgentMessage, ListClaimsMessage, ReleaseClaimByAgentMessage, 
  * claim itself ({@link releaseByAgent}), and does so when it revokes a key or rotates with grace 0
  * ({@link AgentKeysUseCases}). A claim locks the agent's row like rotations and revocations, so a claim
  * racing a grace-0 rotation either sees the key expired or is dropped by it.
+ *
+ * A Sign in with Ethereum session reaches only the agents whose wallet signed it in (docs/authentication.md,
+ * "Sign in with Ethereum (humans)"; {@link SessionsUseCases}): every agent holds its own wallet, so a
+ * compromised agent must not reach the other agents of the account it is linked to. Such a session
+ * lists only its wallet's agents, resolves any other agent of the account as FORBIDDEN
+ * ({@link SIWE_OTHER_AGENT}) and may not claim ({@link SIWE_NO_CLAIM}).
  */
 @Injectable()
 export class ClaimsUseCases {
@@ -22,13 +32,17 @@ export class ClaimsUseCases {
     private readonly agents: AgentsRepository,
     @Inject(CLOCK) private readonly clock: Clock,
     private readonly keys: AgentKeysUseCases,
+    private readonly sessions: SessionsUseCases,
   ) {}
 
   /**
-   * Claims the agent of `agentKey` for `humanId` (idempotent for the same human). FORBIDDEN when the key
-   * is not valid, is in a rotation's grace period (`expiresAt` set), or another human owns the agent.
+   * Claims the agent of `agentKey` for `humanId` (idempotent for the same human) with its session
+   * `sessionId`. FORBIDDEN when the session is a Sign in with Ethereum one ({@link SIWE_NO_CLAIM}), the key
+   * is not valid, is in a rotation's grace period (`expiresAt` set), or another human owns the agent;
+   * UNAUTHORIZED when `sessionId` is not an open session of `humanId`.
    */
-  async claim({ humanId, agentKey }: ClaimAgentMessage): Promise<ClaimedAgent> {
+  async claim({ humanId, sessionId, agentKey }: ClaimAgentMessage): Promise<ClaimedAgent> {
+    if ((await this.sessions.scopeOf(humanId, sessionId)).method === 'siwe') throw new ForbiddenError(SIWE_NO_CLAIM);
     const agentId = await this.claimingAgent(agentKey, this.agents);
     return this.agents.transaction(async (tx) => {
       // Under the agent's row lock, re-check the key: a rotation or revocation may have committed meanwhile.
@@ -40,9 +54,15 @@ export class ClaimsUseCases {
     });
   }
 
-  /** The agents `humanId` claimed, most recent claim first. */
-  async list({ humanId }: ListClaimsMessage): Promise<{ agents: ClaimedAgent[] }> {
-    return { agents: (await this.agents.listClaims(humanId)).map(toClaimed) };
+  /**
+   * The agents `humanId` claimed, most recent claim first; with `sessionId` (the gateway always sends the
+   * calling session), those that session reaches: a Sign in with Ethereum session's wallet's agents only.
+   * UNAUTHORIZED when `sessionId` is not an open session of `humanId`.
+   */
+  async list({ humanId, sessionId }: ListClaimsMessage): Promise<{ agents: ClaimedAgent[] }> {
+    const scope = sessionId === undefined ? undefined : await this.sessions.scopeOf(humanId, sessionId);
+    const claims = await this.agents.listClaims(humanId);
+    return { agents: claims.filter((c) => !scope || scopeReaches(scope, c.agent.walletAddress)).map(toClaimed) };
   }
 
   /** Gives up the claim; NOT_FOUND if `humanId` does not own `agentId`. */
@@ -59,10 +79,16 @@ export class ClaimsUseCases {
     return { released: (await this.agents.deleteClaim(agentId)) > 0 };
   }
 
-  /** The principal of an agent `humanId` owns; NOT_FOUND otherwise (no existence leak). */
-  async resolve({ humanId, agentId }: ResolveClaimMessage): Promise<Principal> {
-    const claim = await this.agents.findClaim(agentId);
+  /**
+   * The principal of an agent `humanId` owns, for a call of its session `sessionId`: NOT_FOUND when the
+   * human does not own it (no existence leak); FORBIDDEN ({@link SIWE_OTHER_AGENT}) when the session is a
+   * Sign in with Ethereum one and the agent's wallet is not the session's; UNAUTHORIZED when `sessionId`
+   * is not an open session of `humanId`.
+   */
+  async resolve({ humanId, sessionId, agentId }: ResolveClaimMessage): Promise<Principal> {
+    const [scope, claim] = await Promise.all([this.sessions.scopeOf(humanId, sessionId), this.agents.findClaim(agentId)]);
     if (!claim || claim.humanId !== humanId) throw new NotFoundError('Agent not found');
+    if (!scopeReaches(scope, claim.agent.walletAddress)) throw new ForbiddenError(SIWE_OTHER_AGENT);
     return { agentId, keyEnvironment: claim.agent.keyEnvironment, mode: claim.agent.mode };
   }
 

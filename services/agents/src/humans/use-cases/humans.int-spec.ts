@@ -30,7 +30,7 @@ beforeAll(async () => {
   const agents = new PrismaAgentsRepository(prisma);
   sessions = new SessionsUseCases(humans, 'amk', OPTIONS, clock);
   passkeys = new PasskeysUseCases(humans, OPTIONS, clock, sessions);
-  claims = new ClaimsUseCases(agents, clock, new AgentKeysUseCases(agents, 'amk', 3600, clock));
+  claims = new ClaimsUseCases(agents, clock, new AgentKeysUseCases(agents, 'amk', 3600, clock), sessions);
 }, 60_000);
 afterAll(() => close?.());
 
@@ -244,67 +244,67 @@ describe('claims', () => {
   const seedAgent = () => seedAgentIn(new PrismaAgentsRepository(prisma), { name: 'claimable', walletAddress: `0x${'2'.repeat(40)}` });
 
   it('lets a human claim an agent with its key once, refuses a second owner, and releases', async () => {
-    const ana = (await register(createPasskeyDevice(ORIGIN), 'Ana2')).human.id;
-    const bo = (await register(createPasskeyDevice(ORIGIN), 'Bo2')).human.id;
+    const ana = await signedIn(await register(createPasskeyDevice(ORIGIN), 'Ana2'));
+    const bo = await signedIn(await register(createPasskeyDevice(ORIGIN), 'Bo2'));
     const agent = await seedAgent();
-    await expect(claims.resolve({ humanId: ana, agentId: agent.agentId })).rejects.toMatchObject({ code: 'NOT_FOUND' });
-    const claimed = await claims.claim({ humanId: ana, agentKey: agent.key });
+    await expect(claims.resolve({ ...ana, agentId: agent.agentId })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    const claimed = await claims.claim({ ...ana, agentKey: agent.key });
     expect(claimed).toMatchObject({ id: agent.agentId, claimedAt: expect.any(String) });
-    expect((await claims.claim({ humanId: ana, agentKey: agent.key })).claimedAt).toBe(claimed.claimedAt);
-    await expect(claims.claim({ humanId: bo, agentKey: agent.key })).rejects.toMatchObject({ code: 'FORBIDDEN' });
-    await expect(claims.claim({ humanId: bo, agentKey: `amk_live_${'x'.repeat(43)}` })).rejects.toMatchObject({ code: 'FORBIDDEN' });
-    expect(await claims.resolve({ humanId: ana, agentId: agent.agentId })).toEqual({ agentId: agent.agentId, keyEnvironment: 'live', mode: 'cloud' });
-    await expect(claims.resolve({ humanId: bo, agentId: agent.agentId })).rejects.toMatchObject({ code: 'NOT_FOUND' });
-    expect((await claims.list({ humanId: ana })).agents.map((a) => a.id)).toEqual([agent.agentId]);
-    await expect(claims.release({ humanId: bo, agentId: agent.agentId })).rejects.toMatchObject({ code: 'NOT_FOUND' });
-    expect(await claims.release({ humanId: ana, agentId: agent.agentId })).toEqual({ released: true, agentId: agent.agentId });
-    expect((await claims.claim({ humanId: bo, agentKey: agent.key })).id).toBe(agent.agentId);
+    expect((await claims.claim({ ...ana, agentKey: agent.key })).claimedAt).toBe(claimed.claimedAt);
+    await expect(claims.claim({ ...bo, agentKey: agent.key })).rejects.toMatchObject({ code: 'FORBIDDEN' });
+    await expect(claims.claim({ ...bo, agentKey: `amk_live_${'x'.repeat(43)}` })).rejects.toMatchObject({ code: 'FORBIDDEN' });
+    expect(await claims.resolve({ ...ana, agentId: agent.agentId })).toEqual({ agentId: agent.agentId, keyEnvironment: 'live', mode: 'cloud' });
+    await expect(claims.resolve({ ...bo, agentId: agent.agentId })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    expect((await claims.list(ana)).agents.map((a) => a.id)).toEqual([agent.agentId]);
+    await expect(claims.release({ ...bo, agentId: agent.agentId })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    expect(await claims.release({ ...ana, agentId: agent.agentId })).toEqual({ released: true, agentId: agent.agentId });
+    expect((await claims.claim({ ...bo, agentKey: agent.key })).id).toBe(agent.agentId);
   });
 
   it('refuses a claim made with a key in its rotation grace period (FORBIDDEN); the current key claims', async () => {
-    const ana = (await register(createPasskeyDevice(ORIGIN), 'Ana3')).human.id;
+    const ana = await signedIn(await register(createPasskeyDevice(ORIGIN), 'Ana3'));
     const agent = await seedAgent();
     const rotated = await keysOf().rotate({ agentId: agent.agentId, graceSeconds: 3600, requestedBy: 'agent' });
     expect((await keysOf().authenticate({ agentKey: agent.key })).agentId).toBe(agent.agentId); // still works for calls
-    await expect(claims.claim({ humanId: ana, agentKey: agent.key })).rejects.toMatchObject({ code: 'FORBIDDEN', message: expect.stringMatching(/rotated away/) });
+    await expect(claims.claim({ ...ana, agentKey: agent.key })).rejects.toMatchObject({ code: 'FORBIDDEN', message: expect.stringMatching(/rotated away/) });
     expect(await prisma.agentClaim.findUnique({ where: { agentId: agent.agentId } })).toBeNull();
-    expect((await claims.claim({ humanId: ana, agentKey: rotated.agentKey })).id).toBe(agent.agentId);
+    expect((await claims.claim({ ...ana, agentKey: rotated.agentKey })).id).toBe(agent.agentId);
   });
 
   it('the agent drops a claim: by releasing it, by revoking a key, by rotating with grace 0; the human’s own key changes keep it', async () => {
-    const ana = (await register(createPasskeyDevice(ORIGIN), 'Ana4')).human.id;
+    const ana = await signedIn(await register(createPasskeyDevice(ORIGIN), 'Ana4'));
     const agent = await seedAgent();
     const claimed = async () => (await prisma.agentClaim.findUnique({ where: { agentId: agent.agentId } }))?.humanId ?? null;
     expect(await claims.releaseByAgent({ agentId: agent.agentId })).toEqual({ released: false });
-    await claims.claim({ humanId: ana, agentKey: agent.key });
+    await claims.claim({ ...ana, agentKey: agent.key });
     expect(await claims.releaseByAgent({ agentId: agent.agentId })).toEqual({ released: true });
     expect(await claimed()).toBeNull();
 
     // the human's side: rotation with grace 0 and revocation leave the claim
-    await claims.claim({ humanId: ana, agentKey: agent.key });
+    await claims.claim({ ...ana, agentKey: agent.key });
     const byHuman = await keysOf().rotate({ agentId: agent.agentId, graceSeconds: 0, requestedBy: 'human' });
     const byHumanOld = (await keysOf().list({ agentId: agent.agentId })).keys.find((k) => k.id !== byHuman.key.id)!.id;
     await keysOf().revoke({ agentId: agent.agentId, keyId: byHumanOld, requestedBy: 'human' });
-    expect(await claimed()).toBe(ana);
+    expect(await claimed()).toBe(ana.humanId);
 
     // the agent's side: rotation with a grace period keeps it, grace 0 drops it
     const withGrace = await keysOf().rotate({ agentId: agent.agentId, graceSeconds: 60, requestedBy: 'agent' });
-    expect(await claimed()).toBe(ana);
+    expect(await claimed()).toBe(ana.humanId);
     const cut = await keysOf().rotate({ agentId: agent.agentId, graceSeconds: 0, requestedBy: 'agent' });
     expect(await claimed()).toBeNull();
 
     // revoking any key (even one already revoked) from the agent's side drops it
-    await claims.claim({ humanId: ana, agentKey: cut.agentKey });
+    await claims.claim({ ...ana, agentKey: cut.agentKey });
     await keysOf().revoke({ agentId: agent.agentId, keyId: withGrace.key.id, requestedBy: 'agent' });
     expect(await claimed()).toBeNull();
-    await claims.claim({ humanId: ana, agentKey: cut.agentKey });
+    await claims.claim({ ...ana, agentKey: cut.agentKey });
     await keysOf().revoke({ agentId: agent.agentId, keyId: withGrace.key.id, requestedBy: 'agent' });
     expect(await claimed()).toBeNull();
     // a key of another agent is NOT_FOUND and changes nothing
-    await claims.claim({ humanId: ana, agentKey: cut.agentKey });
+    await claims.claim({ ...ana, agentKey: cut.agentKey });
     const other = await seedAgent();
     const otherKeyId = (await keysOf().list({ agentId: other.agentId })).keys[0].id;
     await expect(keysOf().revoke({ agentId: agent.agentId, keyId: otherKeyId, requestedBy: 'agent' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
-    expect(await claimed()).toBe(ana);
+    expect(await claimed()).toBe(ana.humanId);
   });
 });

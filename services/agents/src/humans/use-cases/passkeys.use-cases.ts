@@ -17,6 +17,9 @@ import { SessionsUseCases } from './sessions.use-cases';
 
 /** The one line a SIWE session of an account with passkeys gets when it tries to manage them. */
 const NEEDS_PASSKEY_SESSION = 'Sign in with a passkey to manage passkeys: a Sign in with Ethereum session may only add an account\'s first passkey';
+/** The one line a SIWE session gets for the first passkey of an account that owns agents of other wallets. */
+const OTHER_WALLETS =
+  'This account owns agents of other wallets: a Sign in with Ethereum session may add the account\'s first passkey only while every agent of the account has the wallet that signed it in (release the others first, each signed in with its own wallet)';
 
 /**
  * Passkeys for humans (docs/authentication.md, "Passkeys (humans)") with `@simplewebauthn/server`:
@@ -40,15 +43,16 @@ export class PasskeysUseCases {
   /**
    * Options for `navigator.credentials.create()`. With `humanId` and `sessionId` (signed in) the passkey
    * is added to that account; otherwise `name` is required and the account is created when the passkey is
-   * verified. FORBIDDEN when the session is a Sign in with Ethereum one and the account has a passkey.
+   * verified. FORBIDDEN when the session is a Sign in with Ethereum one and the account has a passkey, or
+   * owns an agent whose wallet is not the session's.
    */
   async registrationOptions(m: RegistrationOptionsMessage) {
     let human: HumanRecord | null = null;
     if (m.humanId) {
-      const method = await this.sessions.methodOf(m.humanId, m.sessionId);
+      const scope = await this.sessions.scopeOf(m.humanId, m.sessionId);
       human = await this.humans.findHuman(m.humanId);
       if (!human) throw new UnauthorizedError('Invalid passkey session credential');
-      if (method === 'siwe' && human.passkeys.length > 0) throw new ForbiddenError(NEEDS_PASSKEY_SESSION);
+      if (scope.method === 'siwe') await this.checkFirstPasskeyBySiwe(human, scope.walletAddress);
     }
     const name = human ? human.name : m.name;
     if (!name) throw new ValidationError('name: required to create an account (or sign in first to add a passkey to yours)');
@@ -74,17 +78,24 @@ export class PasskeysUseCases {
    * gateway). A ceremony that adds a passkey to an account is bound to that account: it finishes only in
    * one of its sessions (none: UNAUTHORIZED; another human's: FORBIDDEN), so that holding the challenge
    * alone cannot add an attacker's authenticator (docs/authentication.md, "Passkeys"). A Sign in with
-   * Ethereum session adds only the account's first passkey (FORBIDDEN once it has one, checked again
-   * under the account's row lock as the passkey is stored). The challenge is consumed either way. A new
-   * account's ceremony needs no session.
+   * Ethereum session adds only the account's first passkey, and only while every agent of the account has
+   * the session's wallet (FORBIDDEN otherwise, checked again under the account's row lock as the passkey
+   * is stored). The challenge is consumed either way. A new account's ceremony needs no session.
    */
   async registrationVerify({ response, humanId: sessionHumanId, sessionId }: PasskeyVerifyMessage): Promise<HumanSessionResponse> {
     const challenge = await this.consumeChallenge(response, 'registration');
-    let onlyFirst = false;
+    let bySiwe: { onlyFirst: true; onlyWallet: string } | undefined;
     if (challenge.humanId !== null) {
       if (!sessionHumanId) throw new UnauthorizedError('Adding a passkey to an account needs that account’s session: send the Authorization: Passkey header that started the ceremony');
       if (sessionHumanId !== challenge.humanId) throw new ForbiddenError('This passkey ceremony was started by another account');
-      onlyFirst = (await this.sessions.methodOf(sessionHumanId, sessionId)) === 'siwe';
+      const scope = await this.sessions.scopeOf(sessionHumanId, sessionId);
+      if (scope.method === 'siwe') {
+        const human = await this.humans.findHuman(sessionHumanId);
+        if (!human) throw new UnauthorizedError('Invalid passkey session credential');
+        await this.checkFirstPasskeyBySiwe(human, scope.walletAddress);
+        // A session that recorded no wallet matches no agent's: '' is no wallet address.
+        bySiwe = { onlyFirst: true, onlyWallet: scope.walletAddress ?? '' };
+      }
     }
     const { registrationInfo: info } = await this.verified('registration', () =>
       verifyRegistrationResponse({
@@ -108,9 +119,10 @@ export class PasskeysUseCases {
       backedUp: info.credentialBackedUp,
       createdAt: now,
     };
-    const added = await this.humans.addPasskey(passkey, newHuman, { onlyFirst });
+    const added = await this.humans.addPasskey(passkey, newHuman, bySiwe ?? {});
     if (added === 'already-registered') throw new ValidationError('response: this passkey is already registered');
     if (added === 'not-first') throw new ForbiddenError(NEEDS_PASSKEY_SESSION);
+    if (added === 'other-wallets') throw new ForbiddenError(OTHER_WALLETS);
     return this.signIn(humanId);
   }
 
@@ -158,6 +170,7 @@ export class PasskeysUseCases {
         id: p.id,
         deviceType: p.deviceType,
         backedUp: p.backedUp,
+        transports: p.transports,
         createdAt: p.createdAt.toISOString(),
         lastUsedAt: p.lastUsedAt?.toISOString() ?? null,
       })),
@@ -173,11 +186,22 @@ export class PasskeysUseCases {
    * passkey may have been lost or stolen); the calling session stays open.
    */
   async deletePasskey({ humanId, sessionId, passkeyId }: DeletePasskeyMessage): Promise<PasskeysDeleteReply> {
-    if ((await this.sessions.methodOf(humanId, sessionId)) === 'siwe' && ((await this.humans.findHuman(humanId))?.passkeys.length ?? 0) > 0) throw new ForbiddenError(NEEDS_PASSKEY_SESSION);
+    if ((await this.sessions.scopeOf(humanId, sessionId)).method === 'siwe' && ((await this.humans.findHuman(humanId))?.passkeys.length ?? 0) > 0) throw new ForbiddenError(NEEDS_PASSKEY_SESSION);
     const outcome = await this.humans.deletePasskey(humanId, passkeyId, sessionId, this.clock());
     if (outcome === 'not-found') throw new NotFoundError('Passkey not found');
     if (outcome === 'last') throw new ForbiddenError('This is the account\'s last passkey: add another passkey before deleting this one, or the account could not sign in again');
     return { deleted: true, passkeys: (await this.getHuman({ humanId })).passkeys };
+  }
+
+  /**
+   * A Sign in with Ethereum session of wallet `walletAddress` may add `human`'s first passkey only while
+   * the account has none (else FORBIDDEN, {@link NEEDS_PASSKEY_SESSION}) and every agent it owns has that
+   * wallet (else FORBIDDEN, {@link OTHER_WALLETS}): a passkey reaches the whole account, and the wallet
+   * of one agent must not open the others (docs/authentication.md, "Sign in with Ethereum (humans)").
+   */
+  private async checkFirstPasskeyBySiwe(human: HumanRecord, walletAddress: string | null): Promise<void> {
+    if (human.passkeys.length > 0) throw new ForbiddenError(NEEDS_PASSKEY_SESSION);
+    if ((await this.humans.claimedWallets(human.id)).some((w) => w !== walletAddress)) throw new ForbiddenError(OTHER_WALLETS);
   }
 
   private async signIn(humanId: string): Promise<HumanSessionResponse> {

@@ -7,7 +7,9 @@ import { seedAgent as seedAgentIn } from '../../persistence/agents.fixture';
 import { PrismaAgentsRepository } from '../../persistence/prisma-agents.repository';
 import { PrismaHumansRepository } from '../../persistence/prisma-humans.repository';
 import { openAgentsPrisma, type AgentsPrismaClient } from '../../persistence/prisma';
+import { AgentKeysUseCases } from '../../use-cases/agent-keys.use-cases';
 import type { PasskeyOptions } from '../passkey.options';
+import { ClaimsUseCases } from './claims.use-cases';
 import { PasskeysUseCases } from './passkeys.use-cases';
 import { SessionsUseCases } from './sessions.use-cases';
 import { SiweUseCases, walletAccountName } from './siwe.use-cases';
@@ -30,6 +32,7 @@ let agents: PrismaAgentsRepository;
 let sessions: SessionsUseCases;
 let passkeys: PasskeysUseCases;
 let siwe: SiweUseCases;
+let claims: ClaimsUseCases;
 
 beforeAll(async () => {
   ({ prisma, close } = await openTestPrisma(openAgentsPrisma, 4));
@@ -38,6 +41,7 @@ beforeAll(async () => {
   sessions = new SessionsUseCases(humans, 'amk', OPTIONS, clock);
   passkeys = new PasskeysUseCases(humans, OPTIONS, clock, sessions);
   siwe = new SiweUseCases(agents, { domain: DOMAIN, chainId: CHAIN_ID }, OPTIONS, clock, sessions, passkeys);
+  claims = new ClaimsUseCases(agents, clock, new AgentKeysUseCases(agents, 'amk', 3600, clock), sessions);
 }, 60_000);
 afterAll(() => close?.());
 beforeEach(() => {
@@ -57,10 +61,26 @@ async function seedLocalAgent(address: string, name = 'local agent'): Promise<{ 
   return { agentId, key: key.key };
 }
 
-/** Nonce → sign the message unchanged → verify; `humanId`: the signed-in human asking for the nonce and sending the message. */
-async function signIn(account: PrivateKeyAccount, humanId?: string): Promise<SiweSessionResponse> {
-  const { message } = await siwe.nonce({ address: account.address, humanId });
-  return siwe.verify({ message, signature: await account.signMessage({ message }), humanId });
+/** A new passkey session of `humanId`, as the gateway passes it on (`Authorization: Passkey`): the human and the session's id. */
+async function passkeySession(humanId: string): Promise<{ humanId: string; sessionId: string }> {
+  const { token } = await sessions.issue(humanId, 'passkey');
+  return { humanId, sessionId: (await sessions.authenticate({ token })).sessionId };
+}
+
+/** The human and session id of a session answer (`Authorization: Passkey <token>`). */
+async function sessionOf(answer: { token: string }): Promise<{ humanId: string; sessionId: string }> {
+  const { humanId, sessionId } = await sessions.authenticate({ token: answer.token });
+  return { humanId, sessionId };
+}
+
+/**
+ * Nonce → sign the message unchanged → verify. `as`: the signed-in human asking for the nonce and sending
+ * the message: a human id (then with a new passkey session of it) or a session.
+ */
+async function signIn(account: PrivateKeyAccount, as?: string | { humanId: string; sessionId: string }): Promise<SiweSessionResponse> {
+  const sender = typeof as === 'string' ? await passkeySession(as) : as;
+  const { message } = await siwe.nonce({ address: account.address, humanId: sender?.humanId });
+  return siwe.verify({ message, signature: await account.signMessage({ message }), ...sender });
 }
 
 /** A message with one field changed from the prepared one (same nonce), signed by `account`. */
@@ -202,7 +222,8 @@ describe('who is signed in', () => {
     await prisma.human.createMany({ data: ids.map((id, i) => ({ id, name: names[i], webauthnUserId: newId('human') })) });
     return ids;
   }
-  const sessionsOf = (humanId: string) => prisma.humanSession.count({ where: { humanId } });
+  /** The Sign in with Ethereum sessions of a human (the passkey sessions the test opens do not count). */
+  const sessionsOf = (humanId: string) => prisma.humanSession.count({ where: { humanId, method: 'siwe' } });
 
   it('an agent claimed (with its key) by a human not linked to the wallet: 403, no session, for nobody signed in and for another signed-in human; its owner signed in gets in', async () => {
     const account = wallet();
@@ -312,5 +333,87 @@ describe('the nonce is bound to who asked for it', () => {
     }
     expect(await prisma.agentClaim.findUnique({ where: { agentId } })).toBeNull();
     expect((await signIn(account, ana)).human.id).toBe(ana);
+  });
+});
+
+describe('a Sign in with Ethereum session reaches only the agents of its wallet', () => {
+  const otherAgent = { code: 'FORBIDDEN', message: "This session signed in with another agent's wallet; sign in with a passkey to manage this agent" };
+  const noClaim = { code: 'FORBIDDEN', message: expect.stringMatching(/^Sign in with a passkey to claim more agents/) };
+  const otherWallets = { code: 'FORBIDDEN', message: expect.stringMatching(/^This account owns agents of other wallets/) };
+
+  /** A human with a passkey session who linked agent A's wallet (signing with it) and claimed B and C with their keys. */
+  async function accountOfThree() {
+    const [a, b, c] = [wallet(), wallet(), wallet()];
+    const [agentA, agentB, agentC] = [await seedLocalAgent(a.address, 'A'), await seedLocalAgent(b.address, 'B'), await seedLocalAgent(c.address, 'C')];
+    const humanId = newId('human');
+    await prisma.human.create({ data: { id: humanId, name: 'Owner of three', webauthnUserId: newId('human') } });
+    const owner = await passkeySession(humanId);
+    expect((await signIn(a, owner)).agent.id).toBe(agentA.agentId);
+    await claims.claim({ ...owner, agentKey: agentB.key });
+    await claims.claim({ ...owner, agentKey: agentC.key });
+    return { a, agentA, agentB, agentC, owner };
+  }
+
+  it('the wallet of agent A signs the account in, into a session that lists, reads and manages A only: B and C are FORBIDDEN', async () => {
+    const { a, agentA, agentB, agentC, owner } = await accountOfThree();
+    const byWallet = await signIn(a);
+    expect(byWallet.human.id).toBe(owner.humanId);
+    expect(await sessions.authenticate({ token: byWallet.token })).toMatchObject({ method: 'siwe', walletAddress: a.address });
+    const session = await sessionOf(byWallet);
+    expect((await claims.list(session)).agents.map((x) => x.id)).toEqual([agentA.agentId]);
+    expect(await claims.resolve({ ...session, agentId: agentA.agentId })).toMatchObject({ agentId: agentA.agentId });
+    for (const { agentId } of [agentB, agentC]) await expect(claims.resolve({ ...session, agentId })).rejects.toMatchObject(otherAgent);
+    // another account's agent, or an unknown one, stays 404 (no existence leak), before the scope is checked
+    const stranger = await seedLocalAgent(wallet().address);
+    await expect(claims.resolve({ ...session, agentId: stranger.agentId })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    // the passkey session reaches all three
+    expect((await claims.list(owner)).agents.map((x) => x.id).sort()).toEqual([agentA.agentId, agentB.agentId, agentC.agentId].sort());
+    for (const { agentId } of [agentA, agentB, agentC]) expect(await claims.resolve({ ...owner, agentId })).toMatchObject({ agentId });
+    // without a session (an internal read) the list is the whole account's
+    expect((await claims.list({ humanId: owner.humanId })).agents).toHaveLength(3);
+  });
+
+  it('may not claim an agent with its key, nor by signing with an unclaimed agent’s wallet: FORBIDDEN, nothing claimed or linked', async () => {
+    const { a, owner } = await accountOfThree();
+    const session = await sessionOf(await signIn(a));
+    const d = wallet();
+    const agentD = await seedLocalAgent(d.address, 'D');
+    await expect(claims.claim({ ...session, agentKey: agentD.key })).rejects.toMatchObject(noClaim);
+    await expect(signIn(d, session)).rejects.toMatchObject(noClaim);
+    expect(await prisma.agentClaim.findUnique({ where: { agentId: agentD.agentId } })).toBeNull();
+    expect(await prisma.humanWallet.count({ where: { walletAddress: d.address } })).toBe(0);
+    // the passkey session may
+    expect((await claims.claim({ ...owner, agentKey: agentD.key })).id).toBe(agentD.agentId);
+  });
+
+  it('a wallet-only account adds its first passkey only while every agent it owns has the signing wallet', async () => {
+    const [a, b] = [wallet(), wallet()];
+    await seedLocalAgent(a.address, 'A');
+    const agentB = await seedLocalAgent(b.address, 'B');
+    const first = await signIn(a);
+    const session = await sessionOf(first);
+    // an account that owns an agent of another wallet (claimed before this rule): refused at options…
+    await prisma.agentClaim.create({ data: { agentId: agentB.agentId, humanId: session.humanId } });
+    await expect(passkeys.registrationOptions(session)).rejects.toMatchObject(otherWallets);
+    // …and at verify, for a ceremony begun before that claim
+    await agents.deleteClaim(agentB.agentId, session.humanId);
+    const device = createPasskeyDevice(ORIGIN);
+    const { options } = await passkeys.registrationOptions(session);
+    await prisma.agentClaim.create({ data: { agentId: agentB.agentId, humanId: session.humanId } });
+    await expect(passkeys.registrationVerify({ response: device.create(options, ORIGIN) as never, ...session })).rejects.toMatchObject(otherWallets);
+    expect(await prisma.passkeyCredential.count({ where: { humanId: session.humanId } })).toBe(0);
+    // B released (e.g. with a session of B's own wallet, which reaches it), the first passkey is added
+    expect(await agents.deleteClaim(agentB.agentId, session.humanId)).toBe(1);
+    const again = await passkeys.registrationOptions(session);
+    expect((await passkeys.registrationVerify({ response: createPasskeyDevice(ORIGIN).create(again.options, ORIGIN) as never, ...session })).human.passkeys).toHaveLength(1);
+  });
+
+  it('a Sign in with Ethereum session that recorded no wallet reaches no agent', async () => {
+    const { agentA, owner } = await accountOfThree();
+    const { token } = await sessions.issue(owner.humanId, 'siwe');
+    const session = await sessionOf({ token });
+    expect(await sessions.authenticate({ token })).toMatchObject({ method: 'siwe', walletAddress: null });
+    expect((await claims.list(session)).agents).toEqual([]);
+    await expect(claims.resolve({ ...session, agentId: agentA.agentId })).rejects.toMatchObject(otherAgent);
   });
 });

@@ -8,8 +8,9 @@ import { AgentsRepository, type ClaimRecord } from '../../persistence/agents.rep
 import { WALLET_SIGNATURE_REALM, type WalletSignatureRealm } from '../../use-cases/wallet-proofs.use-cases';
 import { PASSKEY_OPTIONS, type PasskeyOptions } from '../passkey.options';
 import type { SiweNonceMessage, SiweVerifyMessage } from '../siwe.messages';
+import { SIWE_NO_CLAIM } from './claims.use-cases';
 import { PasskeysUseCases } from './passkeys.use-cases';
-import { SessionsUseCases } from './sessions.use-cases';
+import { type SessionScope, SessionsUseCases } from './sessions.use-cases';
 
 /** The one line every refused sign-in answers (the reason goes to the log only). */
 const REFUSED = 'The Sign in with Ethereum message could not be verified';
@@ -32,7 +33,10 @@ const ANOTHER_ACCOUNT = 'This agent belongs to another account; sign in with tha
  * or else by a new wallet-only account, and that account is linked to the wallet; a claimed agent signs in
  * its owner only when the owner is the signed-in human or, nobody signed in, the owner is linked to the
  * wallet; else FORBIDDEN and no session (holding an agent's wallet is not holding its owner's account).
- * Every failed check of the message is UNAUTHORIZED with one line.
+ * The session it opens is a `siwe` session scoped to the signing wallet: it reaches only the agents with
+ * that wallet ({@link SessionsUseCases}), since every agent holds its own wallet and one agent's must not
+ * open the others. A signed-in Sign in with Ethereum session may not claim an unclaimed agent this way
+ * either ({@link SIWE_NO_CLAIM}). Every failed check of the message is UNAUTHORIZED with one line.
  */
 @Injectable()
 export class SiweUseCases {
@@ -74,17 +78,20 @@ export class SiweUseCases {
   }
 
   /**
-   * Verifies a signed message and signs the wallet's human in (a session with method `siwe`). `humanId`:
-   * the signed-in human sending it (`Authorization: Passkey`), who claims the agent when no one has and is
+   * Verifies a signed message and signs the wallet's human in (a session with method `siwe`, scoped to the
+   * signing wallet's agents). `humanId` and `sessionId`: the signed-in human sending it and its session
+   * (`Authorization: Passkey`); with a passkey session the human claims the agent when no one has and is
    * then linked to the wallet. UNAUTHORIZED when the message is not EIP-4361, names another domain, URI
    * origin or chain, its nonce is unknown, used, expired, another wallet's or asked for by another human
    * (or by nobody while a human sends it, or the reverse), it expired or is not yet valid, the signature is
-   * not the wallet's, or no agent has the wallet. FORBIDDEN ("This agent belongs to another account…"),
-   * no session, when the agent's owner is neither the signed-in human nor, nobody signed in, linked to
-   * the wallet.
+   * not the wallet's, no agent has the wallet, or `sessionId` is not an open session of `humanId`.
+   * FORBIDDEN, no session: the agent's owner is neither the signed-in human nor, nobody signed in, linked
+   * to the wallet ("This agent belongs to another account…"); or the agent is unclaimed and the sending
+   * session is a Sign in with Ethereum one ({@link SIWE_NO_CLAIM}).
    */
-  async verify({ message, signature, humanId }: SiweVerifyMessage): Promise<SiweSessionResponse> {
+  async verify({ message, signature, humanId, sessionId }: SiweVerifyMessage): Promise<SiweSessionResponse> {
     const address = await this.verifiedAddress(message, signature, humanId ?? null);
+    const sender: SessionScope | undefined = humanId ? await this.sessions.scopeOf(humanId, sessionId) : undefined;
     const agent = await this.agents.findAgentByWallet(address);
     if (!agent) {
       this.logger.warn({ address }, 'Sign in with Ethereum refused: no agent has this wallet');
@@ -102,6 +109,10 @@ export class SiweUseCases {
         }
         return existing;
       }
+      if (sender?.method === 'siwe') {
+        this.logger.warn({ address, agentId: agent.id, signedIn: humanId }, 'Sign in with Ethereum refused: a Sign in with Ethereum session may not claim an agent');
+        throw new ForbiddenError(SIWE_NO_CLAIM);
+      }
       const now = this.clock();
       const ownerId = humanId ?? newId('human');
       const created = humanId
@@ -110,7 +121,7 @@ export class SiweUseCases {
       await tx.linkWallet(ownerId, address, now);
       return created;
     });
-    const session = await this.sessions.issue(claim.humanId, 'siwe');
+    const session = await this.sessions.issue(claim.humanId, 'siwe', address);
     return {
       token: session.token,
       expiresAt: session.expiresAt.toISOString(),
