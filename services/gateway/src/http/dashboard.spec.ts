@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -203,6 +203,64 @@ describe('the dashboard on a deployment behind a domain (PASSKEY_RP_ID=memory.ex
     expect([page.status, page.headers.location, page.body]).toEqual([200, undefined, INDEX_HTML]);
     const bare = await get(port, '/dashboard', `127.0.0.1:${port}`);
     expect([bare.status, bare.headers.location]).toEqual([301, '/dashboard/']);
+  });
+});
+
+describe('a rebuild while the server runs (tools/build-dashboard.js renames a new build into place)', () => {
+  let build: { root: string; dist: string };
+  let app: FastifyInstance;
+  let port: number;
+  const NEW_HTML = INDEX_HTML.replace('index-Ab12Cd34.js', 'index-Zz99Yy88.js');
+
+  beforeAll(async () => {
+    build = fakeBuild();
+    ({ app, port } = await serve({ directory: build.dist, passkeyRpId: 'localhost' }));
+  });
+  afterAll(async () => {
+    await app.close();
+    rmSync(build.root, { recursive: true, force: true });
+  });
+
+  it('serves the new index.html, naming the new assets, which are served; the old ones are 404', async () => {
+    expect((await get(port, '/dashboard/')).body).toBe(INDEX_HTML);
+    // the build tool's swap: a new directory renamed over the old one
+    const next = join(build.root, '.build-next');
+    mkdirSync(join(next, 'assets'), { recursive: true });
+    writeFileSync(join(next, 'index.html'), NEW_HTML);
+    writeFileSync(join(next, 'assets', 'index-Zz99Yy88.js'), 'console.log("rebuilt");');
+    renameSync(build.dist, join(build.root, 'dist.old'));
+    renameSync(next, build.dist);
+    rmSync(join(build.root, 'dist.old'), { recursive: true, force: true });
+
+    for (const path of ['/dashboard/', '/dashboard/agents/agt_1']) expect([path, (await get(port, path)).body]).toEqual([path, NEW_HTML]);
+    const asset = await get(port, '/dashboard/assets/index-Zz99Yy88.js');
+    expect([asset.status, asset.body]).toEqual([200, 'console.log("rebuilt");']);
+    expect((await get(port, '/dashboard/assets/index-Ab12Cd34.js')).status).toBe(404);
+  });
+
+  it('reads index.html again only when its modification time (or size, or inode) changes', async () => {
+    const file = join(build.dist, 'index.html');
+    // a whole second as modification time, so that it can be put back exactly
+    const when = Math.floor(statSync(file).mtimeMs / 1000) - 60;
+    utimesSync(file, when, when);
+    expect((await get(port, '/dashboard/')).body).toBe(NEW_HTML);
+    // the same size written in place, its modification time put back: the page in memory is still served
+    const sameSize = NEW_HTML.replace('Zz99Yy88', 'Qq11Ww22');
+    writeFileSync(file, sameSize);
+    utimesSync(file, when, when);
+    expect((await get(port, '/dashboard/')).body).toBe(NEW_HTML);
+    // a newer modification time: read again
+    utimesSync(file, when, when + 5);
+    expect((await get(port, '/dashboard/')).body).toBe(sameSize);
+  });
+
+  it('answers 503 while index.html is missing (between the renames of a rebuild), then the page again', async () => {
+    const file = join(build.dist, 'index.html');
+    const html = readFileSync(file, 'utf8');
+    rmSync(file);
+    expect((await get(port, '/dashboard/')).status).toBe(503);
+    writeFileSync(file, html);
+    expect((await get(port, '/dashboard/')).body).toBe(html);
   });
 });
 

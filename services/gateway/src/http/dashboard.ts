@@ -1,4 +1,5 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
+import { readFile, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -41,25 +42,46 @@ const ASSET_NAME = /^[A-Za-z0-9_-][A-Za-z0-9._-]*$/;
 const LOOPBACK_HOST = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|\[::1\])(:\d{1,5})?$/;
 
 /**
+ * A reader of the page `file` (the build's `index.html`) that keeps its text in memory and reads it again
+ * whenever the file's modification time, size or inode changes: a rebuild while the server runs
+ * (tools/build-dashboard.js renames a new build into place) names new hashed assets in it, and the old
+ * ones are gone. Each call costs one `stat`. Resolves to undefined when there is no such file (no build,
+ * or a build being renamed into place).
+ */
+export function indexPageReader(file: string): () => Promise<string | undefined> {
+  let cached: { version: string; html: string } | undefined;
+  return async () => {
+    try {
+      const { mtimeMs, size, ino } = await stat(file);
+      const version = `${mtimeMs}:${size}:${ino}`;
+      if (cached?.version !== version) cached = { version, html: await readFile(file, 'utf8') };
+      return cached.html;
+    } catch {
+      cached = undefined;
+      return undefined;
+    }
+  };
+}
+
+/**
  * Serves the dashboard, a single-page app, under `/dashboard` (docs/dashboard.md): its hashed assets from
  * `<directory>/assets` (cached for a year: their names change with their content) with @fastify/static, and
- * `index.html` (not cached) for `/dashboard/` and every client-side route under it. Without a build the
- * page says how to make one (503). Security headers: see {@link DASHBOARD_CSP} and ./http-security.ts.
+ * `index.html` (not cached; read again when a rebuild changes it, {@link indexPageReader}) for
+ * `/dashboard/` and every client-side route under it. Without a build the page says how to make one
+ * (503). Security headers: see {@link DASHBOARD_CSP} and ./http-security.ts.
  */
 export function registerDashboard(fastify: FastifyInstance, options: DashboardOptions = {}): void {
   const directory = options.directory ?? DEFAULT_DASHBOARD_DIRECTORY;
-  const indexFile = join(directory, 'index.html');
-  let indexHtml: string | undefined;
-  const page = (): string | undefined => (indexHtml ??= existsSync(indexFile) ? readFileSync(indexFile, 'utf8') : undefined);
+  const page = indexPageReader(join(directory, 'index.html'));
 
-  const serveIndex = (req: FastifyRequest, reply: FastifyReply) => {
+  const serveIndex = async (req: FastifyRequest, reply: FastifyReply) => {
     const host = req.headers.host ?? '';
     if (options.passkeyRpId === 'localhost' && LOOPBACK_HOST.test(host)) {
       const port = host.slice(host.lastIndexOf(']') + 1).split(':')[1];
       return reply.redirect(`http://localhost${port ? `:${port}` : ''}${req.url}`, 302);
     }
     if (req.url === DASHBOARD_PATH || req.url.startsWith(`${DASHBOARD_PATH}?`)) return reply.redirect(`${DASHBOARD_PATH}/${req.url.slice(DASHBOARD_PATH.length)}`, 301);
-    const html = page();
+    const html = await page();
     if (html === undefined) {
       return reply
         .code(503)
