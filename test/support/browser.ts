@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { type Browser, type BrowserContext, type CDPSession, chromium, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, type CDPSession, chromium, type Locator, type Page } from 'playwright-core';
 import { startStandaloneServer, type TestServer } from './standalone-server';
 
 /**
@@ -16,8 +16,15 @@ export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 /** The flags this machine needs: no sandbox (root), no GPU, and no connection outside loopback. */
 export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-quic', '--no-first-run', '--disable-sync'];
 
-/** Where the tests write screenshots that docs/ and the README show. */
-export const SCREENSHOT_DIR = join(__dirname, '..', '..', 'docs', 'screenshots');
+/** The tracked screenshots docs/dashboard.md and the README show, rewritten only with `UPDATE_SCREENSHOTS=1`. */
+export const DOCS_SCREENSHOT_DIR = join(__dirname, '..', '..', 'docs', 'screenshots');
+
+/**
+ * Where the browser tests write their screenshots: `tmp/screenshots/` (ignored by git) on an ordinary run,
+ * so that running the tests leaves the tree clean; `docs/screenshots/` with `UPDATE_SCREENSHOTS=1`, to
+ * refresh the pictures of the docs (docs/dashboard.md, "Tests").
+ */
+export const SCREENSHOT_DIR = process.env.UPDATE_SCREENSHOTS === '1' ? DOCS_SCREENSHOT_DIR : join(__dirname, '..', '..', 'tmp', 'screenshots');
 
 /** Starts headless Chromium with a fresh profile. Throws with the fix when Chromium is not installed. */
 export async function launchChromium(): Promise<Browser> {
@@ -109,11 +116,15 @@ export async function openPage(browser: Browser, options: { phone?: boolean } = 
   return { context, page, problems };
 }
 
-/** Saves a full-page screenshot as docs/screenshots/<name>.png (the README and docs/dashboard.md show them). */
-export async function screenshot(page: Page, name: string): Promise<string> {
+/**
+ * Saves a full-page screenshot as `<name>.png` in {@link SCREENSHOT_DIR} and answers its path. `mask`:
+ * parts of the page painted over (playwright's `mask`), e.g. a secret the page shows, so that no
+ * picture holds one.
+ */
+export async function screenshot(page: Page, name: string, options: { mask?: Locator[] } = {}): Promise<string> {
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
   const path = join(SCREENSHOT_DIR, `${name}.png`);
-  await page.screenshot({ path, fullPage: true });
+  await page.screenshot({ path, fullPage: true, ...(options.mask ? { mask: options.mask, maskColor: '#5a5a5a' } : {}) });
   return path;
 }
 
