@@ -1,5 +1,5 @@
 import { createContext, type ReactNode, useCallback, useContext, useEffect, useMemo, useState } from 'react';
-import type { AgentMemory, Human } from '@agent-memory/client';
+import type { AgentMemory, Human, HumanWithSession } from '@agent-memory/client';
 import { apiClient, errorMessage, isUnauthorized, saveSessionToken, savedSessionToken } from './api';
 
 /** The notice the sign-in page shows after the API refused the tab's session (401) mid-session. */
@@ -9,14 +9,21 @@ export const SESSION_ENDED = 'Your session ended. Sign in again.';
 export interface Session {
   /** The client; it carries the session token once signed in. Any 401 it receives ends the session (see {@link expired}). */
   client: AgentMemory;
-  /** The signed-in human, undefined when signed out, null while the saved session is being checked. */
-  human: Human | undefined | null;
+  /**
+   * The signed-in human and the tab's session (`human.session`: `method` `passkey`, or `siwe` with the
+   * `walletAddress` whose agents alone it reaches), undefined when signed out, null while the saved
+   * session is being checked.
+   */
+  human: HumanWithSession | undefined | null;
   /** Why the saved session could not be checked (network, 429, 5xx); the token is kept and {@link retry} checks again. */
   loadError: string | undefined;
   /** A notice for the sign-in page, e.g. {@link SESSION_ENDED}; cleared by the next sign-in. */
   notice: string | undefined;
-  /** Call after a ceremony answered a session: keeps the token for this tab. */
-  signedIn(token: string, human: Human): void;
+  /**
+   * Call after a ceremony answered a session: keeps the token for this tab. `how`: the session's method,
+   * its wallet (Sign in with Ethereum; else null) and expiry, as the ceremony's answer says.
+   */
+  signedIn(token: string, human: Human, how: HumanWithSession['session']): void;
   /** Re-reads the account (e.g. after adding or removing a passkey). */
   refresh(): Promise<void>;
   /** Checks the saved session again after {@link loadError}. */
@@ -37,7 +44,7 @@ const SessionContext = createContext<Session | undefined>(undefined);
  */
 export function SessionProvider({ children }: { children: ReactNode }) {
   const [token, setToken] = useState<string | undefined>(() => savedSessionToken());
-  const [human, setHuman] = useState<Human | undefined | null>(() => (savedSessionToken() ? null : undefined));
+  const [human, setHuman] = useState<HumanWithSession | undefined | null>(() => (savedSessionToken() ? null : undefined));
   const [loadError, setLoadError] = useState<string | undefined>();
   const [notice, setNotice] = useState<string | undefined>();
   const [attempt, setAttempt] = useState(0);
@@ -81,10 +88,10 @@ export function SessionProvider({ children }: { children: ReactNode }) {
       human,
       loadError,
       notice,
-      signedIn(newToken, signedInHuman) {
+      signedIn(newToken, signedInHuman, how) {
         saveSessionToken(newToken);
         setToken(newToken);
-        setHuman(signedInHuman);
+        setHuman({ ...signedInHuman, session: how });
         setNotice(undefined);
         setLoadError(undefined);
       },
@@ -117,4 +124,14 @@ export function useSession(): Session {
   const session = useContext(SessionContext);
   if (!session) throw new Error('useSession outside SessionProvider');
   return session;
+}
+
+/** A passkey session's description for {@link Session.signedIn}: it reaches the whole account. */
+export function passkeySession(expiresAt: string): HumanWithSession['session'] {
+  return { method: 'passkey', walletAddress: null, expiresAt };
+}
+
+/** `0xAbCd…1234`: a wallet address, shortened for text. */
+export function shortWallet(address: string): string {
+  return `${address.slice(0, 6)}…${address.slice(-4)}`;
 }

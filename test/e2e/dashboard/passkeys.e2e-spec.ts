@@ -78,8 +78,12 @@ it('signs up, out and in again, adds a second passkey, removes one but never the
   expect(await page.locator('dl.facts').textContent()).toContain('Ana Passkey');
   expect(await passkeyRows(page).count()).toBe(1);
   expect(await passkeyRows(page).first().textContent()).not.toContain('never'); // last used: just now
-  const onlyRemove = page.getByRole('button', { name: 'Remove passkey 1' });
+  const onlyRemove = page.getByRole('button', { name: /^Remove the passkey created / });
   expect(await onlyRemove.isDisabled()).toBe(true);
+  // named for screen readers by its creation time (to the second), device type and transport, as its row shows them
+  const cells = await passkeyRows(page).first().locator('td').allInnerTexts();
+  expect(cells.slice(0, 2)).toEqual(['This device only', 'Built-in']);
+  expect(await onlyRemove.getAttribute('aria-label')).toMatch(/^Remove the passkey created .*\d{1,2}:\d{2}:\d{2}.* \(this device only, built-in\)$/);
   expect(await page.getByText('Your only passkey cannot be removed: add another first.').isVisible()).toBe(true);
 
   // the same authenticator cannot add a second passkey of the account (excluded credential)
@@ -103,15 +107,22 @@ it('signs up, out and in again, adds a second passkey, removes one but never the
   await expectAccessible(page, 'account');
   await screenshot(page, 'account');
 
+  // the two Remove buttons are told apart by their passkey's creation time
+  const names = await page.getByRole('button', { name: /^Remove the passkey created / }).evaluateAll((buttons) => buttons.map((b) => b.getAttribute('aria-label') ?? ''));
+  expect(names).toHaveLength(2);
+  expect(new Set(names).size).toBe(2);
+  const [firstName, secondName] = names;
+
   // remove the first passkey: confirm first (Cancel keeps it), then it is gone and the last one stays
-  await page.getByRole('button', { name: 'Remove passkey 1' }).click();
+  await page.getByRole('button', { name: firstName, exact: true }).click();
   await page.getByRole('button', { name: 'Cancel' }).click();
   expect(await passkeyRows(page).count()).toBe(2);
-  await page.getByRole('button', { name: 'Remove passkey 1' }).click();
+  await page.getByRole('button', { name: firstName, exact: true }).click();
   await page.getByRole('button', { name: 'Yes, remove' }).click();
   await page.getByRole('status').filter({ hasText: 'Passkey removed.' }).waitFor();
   expect(await passkeyRows(page).count()).toBe(1);
-  expect(await page.getByRole('button', { name: 'Remove passkey 1' }).isDisabled()).toBe(true);
+  expect(await page.getByRole('button', { name: firstName, exact: true }).count()).toBe(0);
+  expect(await page.getByRole('button', { name: secondName, exact: true }).isDisabled()).toBe(true);
 
   // the kept passkey (the second authenticator's) signs in
   await page.getByRole('button', { name: 'Sign out' }).click();

@@ -3,7 +3,9 @@
  * (humans)"): the page gets an EIP-1193 `window.ethereum` (an init script) whose requests a viem local
  * account answers in the test (`page.exposeFunction`): `eth_requestAccounts` and `personal_sign`. The
  * agent was created over the API with that wallet (proven); signing in lists it, claimed. A rejected
- * signature (EIP-1193 code 4001) shows an alert and opens no session.
+ * signature (EIP-1193 code 4001) shows an alert and opens no session. Signed in with the wallet again
+ * after the account claimed another agent with a passkey session, the page lists only the wallet's agent,
+ * says why, offers no claim, and shows the API's 403 on the other agent's page.
  */
 import AxeBuilder from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
@@ -101,11 +103,32 @@ it('signs in with an injected EIP-1193 wallet backed by a viem account; the wall
   await page.getByRole('button', { name: 'Add a passkey' }).click();
   await page.getByRole('status').filter({ hasText: 'Passkey added.' }).waitFor();
   expect(await page.evaluate(() => sessionStorage.getItem('agent-memory.session'))).not.toBe(walletSession);
+  expect(await page.locator('dl.facts').innerText()).toMatch(/Signed in with\s+a passkey/);
 
-  // signed in with the wallet again, the account now has a passkey: managing passkeys is refused (403), the API's reason shown
+  // with the passkey session the account claims a second agent, one of another wallet, with its key
+  const other = await api.createAgent({ name: 'Keyed helper' });
+  await page.getByRole('link', { name: 'Agents', exact: true }).click();
+  await page.getByLabel('Agent key').fill(other.agentKey);
+  await page.getByRole('button', { name: 'Claim', exact: true }).click();
+  await page.getByRole('link', { name: 'Keyed helper' }).waitFor();
+
+  // signed in with the wallet again: the session reaches only the wallet's agent; the page says so and offers no claim
   await page.getByRole('button', { name: 'Sign out' }).click();
   await button.click();
   await page.getByRole('heading', { name: 'Your agents' }).waitFor();
+  await page.getByRole('link', { name: 'Wallet scout' }).waitFor();
+  expect(await page.getByRole('link', { name: 'Keyed helper' }).count()).toBe(0);
+  expect(await page.locator('#wallet-scope').innerText()).toBe(
+    `Signed in with the wallet ${account.address.slice(0, 6)}…${account.address.slice(-4)}: you see and manage only this wallet’s agents. Sign in with a passkey to see all the agents of your account and to claim more.`,
+  );
+  expect(await page.getByRole('heading', { name: 'Claim an agent' }).count()).toBe(0);
+  await expectAccessible(page, 'agents signed in with a wallet');
+  // the other agent's page, opened by its address: the API's 403, shown as the page's alert
+  await page.goto(`${server.dashboardUrl}agents/${other.agentId}`);
+  await page.getByRole('alert').filter({ hasText: "This session signed in with another agent's wallet; sign in with a passkey to manage this agent" }).waitFor();
+  expect(await page.getByRole('heading', { name: 'Keyed helper' }).count()).toBe(0);
+
+  // the account now has a passkey: managing passkeys is refused (403), the API's reason shown
   await page.getByRole('link', { name: 'Account', exact: true }).click();
   await page.getByRole('button', { name: 'Add a passkey' }).click();
   await page.getByRole('alert').filter({ hasText: /^Sign in with a passkey to manage passkeys/ }).waitFor();

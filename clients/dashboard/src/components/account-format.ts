@@ -25,3 +25,34 @@ export function formatDate(timestamp: string | null | undefined): string {
   const date = new Date(timestamp);
   return Number.isNaN(date.getTime()) ? timestamp : date.toLocaleDateString(undefined, { dateStyle: 'medium' });
 }
+
+/** A passkey's WebAuthn device type in words: `singleDevice` "this device only", `multiDevice` "synced (multi-device)", else as given. */
+export function passkeyDevice(deviceType: string): string {
+  if (deviceType === 'singleDevice') return 'this device only';
+  if (deviceType === 'multiDevice') return 'synced (multi-device)';
+  return deviceType;
+}
+
+/** WebAuthn transports in words. */
+const TRANSPORTS: Record<string, string> = {
+  internal: 'built-in',
+  usb: 'USB',
+  nfc: 'NFC',
+  ble: 'Bluetooth',
+  hybrid: 'phone or tablet (hybrid)',
+  'smart-card': 'smart card',
+  cable: 'cable',
+};
+
+/** How the browser reached a passkey's authenticator, in words ("built-in", "USB, NFC"); "not reported" when the list is empty. */
+export function passkeyTransports(transports: readonly string[]): string {
+  return transports.length === 0 ? 'not reported' : transports.map((t) => TRANSPORTS[t] ?? t).join(', ');
+}
+
+/**
+ * A passkey told apart from the account's others, for screen readers: its creation time to the second and
+ * its device type and transports, e.g. "the passkey created 3 May 2026, 10:04:12 (this device only, built-in)".
+ */
+export function passkeyName(passkey: { createdAt: string; deviceType: string; transports: readonly string[] }): string {
+  return `the passkey created ${formatDateTime(passkey.createdAt, true)} (${passkeyDevice(passkey.deviceType)}, ${passkeyTransports(passkey.transports)})`;
+}

@@ -1,18 +1,20 @@
 import { useState } from 'react';
 import { apiClient, errorMessage, savedSessionToken } from '../api';
-import { useSession } from '../session';
+import { passkeySession, shortWallet, useSession } from '../session';
 import { passkeyErrorMessage, registerPasskey } from '../webauthn';
 import { ConfirmButton } from '../components/account-confirm-button';
-import { formatDateTime } from '../components/account-format';
+import { formatDateTime, passkeyDevice, passkeyName, passkeyTransports } from '../components/account-format';
 import { ScrollRegion } from '../components/scroll-region';
 
 /**
- * The signed-in human's account (docs/authentication.md, "Passkeys (humans)"): name, passkeys (device
- * type, backed up, created, last used), adding a passkey with the session, removing one (never the last:
- * the API answers 403, and the button is disabled with the reason). Adding a passkey answers a new session:
- * the tab keeps it and ends the old one on the server. Once the account has a passkey, adding or removing
- * one needs a passkey session: a session signed in with Ethereum gets the API's 403 ("Sign in with a
- * passkey to manage passkeys"), shown in the alert. Sign-out is in the header.
+ * The signed-in human's account (docs/authentication.md, "Passkeys (humans)"): name, how this tab signed
+ * in, passkeys (device type, transports, backed up, created, last used; each Remove button named by its
+ * passkey's creation time, device type and transports), adding a passkey with the session, removing one
+ * (never the last: the API answers 403, and the button is disabled with the reason). Adding a passkey
+ * answers a new session: the tab keeps it and ends the old one on the server. Once the account has a
+ * passkey, adding or removing one needs a passkey session: a session signed in with Ethereum gets the
+ * API's 403 ("Sign in with a passkey to manage passkeys"), shown in the alert; so does the first passkey
+ * of an account that owns agents of other wallets. Sign-out is in the header.
  */
 export function AccountPage() {
   const session = useSession();
@@ -32,7 +34,7 @@ export function AccountPage() {
       const previous = savedSessionToken();
       const answer = await registerPasskey(session.client);
       if (previous && previous !== answer.token) await apiClient(previous).humans.logout().catch(() => undefined);
-      session.signedIn(answer.token, answer.human);
+      session.signedIn(answer.token, answer.human, passkeySession(answer.expiresAt));
       setNotice('Passkey added.');
     } catch (caught) {
       setError(passkeyErrorMessage(caught, 'register'));
@@ -61,6 +63,8 @@ export function AccountPage() {
         <dd>{human.name}</dd>
         <dt>Member since</dt>
         <dd>{formatDateTime(human.createdAt)}</dd>
+        <dt>Signed in with</dt>
+        <dd>{human.session.method === 'siwe' ? `the wallet ${shortWallet(human.session.walletAddress ?? '')} (its agents only)` : 'a passkey'}</dd>
       </dl>
       <section aria-labelledby="passkeys-heading">
         <h2 id="passkeys-heading">Passkeys</h2>
@@ -79,6 +83,7 @@ export function AccountPage() {
             <thead>
               <tr>
                 <th scope="col">Device type</th>
+                <th scope="col">Connection</th>
                 <th scope="col">Backed up</th>
                 <th scope="col">Created</th>
                 <th scope="col">Last used</th>
@@ -90,7 +95,8 @@ export function AccountPage() {
             <tbody>
               {human.passkeys.map((passkey, index) => (
                 <tr key={passkey.id}>
-                  <td>{passkey.deviceType === 'multiDevice' ? 'Synced (multi-device)' : passkey.deviceType === 'singleDevice' ? 'This device only' : passkey.deviceType}</td>
+                  <td>{capitalized(passkeyDevice(passkey.deviceType))}</td>
+                  <td>{capitalized(passkeyTransports(passkey.transports))}</td>
                   <td>{passkey.backedUp ? 'Yes' : 'No'}</td>
                   <td>{formatDateTime(passkey.createdAt)}</td>
                   <td>{formatDateTime(passkey.lastUsedAt)}</td>
@@ -98,7 +104,7 @@ export function AccountPage() {
                     <ConfirmButton
                       id={`passkey-${index}`}
                       label="Remove"
-                      accessibleLabel={`Remove passkey ${index + 1}`}
+                      accessibleLabel={`Remove ${passkeyName(passkey)}`}
                       question="Remove this passkey? It can no longer sign in."
                       disabled={last}
                       disabledReason="Your only passkey cannot be removed: add another first."
@@ -119,4 +125,9 @@ export function AccountPage() {
       </section>
     </>
   );
+}
+
+/** `text` with its first letter in upper case (a table cell). */
+function capitalized(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }

@@ -1,6 +1,6 @@
 import { type FormEvent, useId, useState } from 'react';
 import { useLocation, useNavigate } from 'react-router';
-import { useSession } from '../session';
+import { passkeySession, useSession } from '../session';
 import { passkeyErrorMessage, registerPasskey, signInWithPasskey } from '../webauthn';
 import { ethereumProvider, siweErrorMessage, signInWithEthereum } from '../siwe';
 
@@ -21,13 +21,15 @@ export function SignInPage() {
   const [error, setError] = useState<string | undefined>();
   const wallet = ethereumProvider();
 
-  async function run(kind: 'register' | 'sign-in' | 'ethereum', ceremony: () => Promise<{ token: string; human: Parameters<typeof session.signedIn>[1] }>) {
+  type Answer = { token: string; expiresAt: string; human: Parameters<typeof session.signedIn>[1]; agent?: { walletAddress: string } };
+  async function run(kind: 'register' | 'sign-in' | 'ethereum', ceremony: () => Promise<Answer>) {
     setBusy(kind);
     setError(undefined);
     try {
-      const { token, human } = await ceremony();
+      const { token, expiresAt, human, agent } = await ceremony();
       if (!pathname.startsWith('/agents/')) void navigate('/agents', { replace: true });
-      session.signedIn(token, human);
+      // a Sign in with Ethereum session reaches only the agents of the wallet that signed it in
+      session.signedIn(token, human, kind === 'ethereum' && agent ? { method: 'siwe', walletAddress: agent.walletAddress, expiresAt } : passkeySession(expiresAt));
     } catch (caught) {
       setError(kind === 'ethereum' ? siweErrorMessage(caught) : passkeyErrorMessage(caught, kind));
       setBusy(undefined);
@@ -81,7 +83,11 @@ export function SignInPage() {
             </button>
           ) : null}
         </div>
-        {wallet ? <p className="hint">Sign in with Ethereum: the wallet of an unclaimed agent creates an account that owns it; an account the wallet created before is signed in again. An agent another account owns needs that account's passkey.</p> : null}
+        {wallet ? (
+          <p className="hint">
+            Sign in with Ethereum: the wallet of an unclaimed agent creates an account that owns it; an account the wallet created before is signed in again. An agent another account owns needs that account's passkey. Signed in with a wallet, you see and manage only that wallet's agents.
+          </p>
+        ) : null}
       </section>
       {/* always rendered (empty when idle): a live region announces only changes of a region already in the page */}
       <p role="status">{busy === undefined ? '' : busy === 'ethereum' ? 'Waiting for your wallet…' : 'Waiting for your passkey…'}</p>
