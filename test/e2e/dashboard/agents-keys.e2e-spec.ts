@@ -2,7 +2,8 @@
  * The dashboard's agents, keys and usage in a real browser (docs/authentication.md, "Claiming and managing
  * an agent"; docs/billing.md): an agent created over the API is claimed with its key, listed with mode,
  * environment and balance; its key rotated with a 2 s grace (the new key shown once, the old one working
- * until the grace ends, then 401), a key revoked, the usage of its calls shown, and the claim released.
+ * until the grace ends, then 401), a key revoked, a rotation with grace 0 confirmed first, the usage of
+ * its calls shown (per day and per operation, charts and tables), and the claim released.
  * Also the agents page at phone size (390x844). Debian Chromium against a real standalone server.
  */
 import AxeBuilder from '@axe-core/playwright';
@@ -138,12 +139,37 @@ it('claims an agent with its key, rotates (grace 2 s, new key once), revokes, sh
   await page.getByRole('status').filter({ hasText: 'revoked' }).waitFor();
   expect(await keyStatus(newKey)).toBe(401);
 
+  // rotate with grace 0 (the current keys end at once): asks first; Cancel rotates nothing, confirming rotates
+  const keysBefore = await page.locator('#panel-keys tbody tr').count();
+  await grace.fill('0');
+  await page.getByRole('button', { name: 'Rotate key' }).click();
+  const cutDialog = page.getByRole('dialog', { name: 'Rotate with no grace period?' });
+  await cutDialog.waitFor();
+  expect(await cutDialog.innerText()).toContain('The agent’s current keys stop working at once');
+  await cutDialog.getByRole('button', { name: 'Cancel' }).click();
+  expect(await cutDialog.count()).toBe(0);
+  expect(await newKeyField.count()).toBe(0);
+  expect(await page.locator('#panel-keys tbody tr').count()).toBe(keysBefore);
+  await page.getByRole('button', { name: 'Rotate key' }).click();
+  await cutDialog.getByRole('button', { name: 'Yes, rotate now' }).click();
+  await newKeyField.waitFor();
+  const cutKey = await newKeyField.inputValue();
+  expect(cutKey).not.toBe(newKey);
+  expect(await keyStatus(cutKey)).toBe(200);
+  await page.locator('#panel-keys tbody tr').nth(keysBefore).waitFor(); // the list read again: one key more
+
   // usage: the three calls, per day and per operation, and the ledger
   await page.getByRole('tab', { name: 'Usage' }).click();
   const usage = page.locator('#panel-usage');
   await usage.getByRole('heading', { name: 'Ledger' }).waitFor();
   expect(await usage.locator('dl.facts').innerText()).toMatch(/Calls\s+3/);
   expect(await usage.getByRole('img', { name: 'Calls and spend per day' }).count()).toBe(1);
+  // per operation: an image whose text alternative gives each operation's calls and spend, then the table
+  const perOperation = usage.getByRole('img', { name: /^Calls and spend per operation / });
+  expect(await perOperation.count()).toBe(1);
+  expect(await perOperation.locator('desc').textContent()).toMatch(/^2 operations: remember 2 calls \(\$[\d.]+\), recall 1 call \(\$[\d.]+\)\.$/);
+  expect(await perOperation.locator('rect.bar-calls').count()).toBe(2);
+  expect(await perOperation.locator('rect.bar-spend').count()).toBe(2);
   const today = new Date().toISOString().slice(0, 10);
   expect(await usage.getByRole('row', { name: new RegExp(`^${today} 3 `) }).count()).toBe(1);
   expect(await usage.getByRole('row', { name: /^remember 2 / }).count()).toBe(1);

@@ -17,7 +17,8 @@ const MAX_GRACE_SECONDS = 7 * 24 * 60 * 60;
  * environment, status, dates; never a secret), rotating (the previous keys keep working for the grace
  * seconds; the new key is shown once, in a read-only field to copy) and revoking one key. The new key is
  * held by the agent page (`rotated`, `onRotated`), so that it survives switching tabs; "Done" hides it
- * after asking "Have you copied the key?".
+ * after asking "Have you copied the key?". A rotation with grace 0 cuts the agent off at once (its current
+ * keys stop working), so it asks first, like a revocation.
  */
 export function KeysPanel({ agentId, rotated, onRotated }: { agentId: string; rotated: RotatedKey | undefined; onRotated: (key: RotatedKey | undefined) => void }) {
   const { client } = useSession();
@@ -27,6 +28,7 @@ export function KeysPanel({ agentId, rotated, onRotated }: { agentId: string; ro
   const [rotating, setRotating] = useState(false);
   const [closing, setClosing] = useState(false);
   const [copied, setCopied] = useState(false);
+  const [confirmingCut, setConfirmingCut] = useState(false);
   const [error, setError] = useState<string | undefined>();
   const [notice, setNotice] = useState<string | undefined>();
   const newKeyRef = useRef<HTMLInputElement>(null);
@@ -51,13 +53,19 @@ export function KeysPanel({ agentId, rotated, onRotated }: { agentId: string; ro
     if (rotated) newKeyRef.current?.focus();
   }, [rotated]);
 
-  async function rotate(event: FormEvent) {
+  function submitRotation(event: FormEvent) {
     event.preventDefault();
     const graceSeconds = Number(grace);
     if (!Number.isInteger(graceSeconds) || graceSeconds < 0 || graceSeconds > MAX_GRACE_SECONDS) {
       setError(`The grace period is a whole number of seconds from 0 to ${MAX_GRACE_SECONDS}.`);
       return;
     }
+    // grace 0 ends the current keys at once: ask first
+    if (graceSeconds === 0) setConfirmingCut(true);
+    else void rotate(graceSeconds);
+  }
+
+  async function rotate(graceSeconds: number) {
     setRotating(true);
     setError(undefined);
     setNotice(undefined);
@@ -182,7 +190,7 @@ export function KeysPanel({ agentId, rotated, onRotated }: { agentId: string; ro
           </table>
         </ScrollRegion>
       ) : null}
-      <form onSubmit={(event) => void rotate(event)} className="rotate">
+      <form onSubmit={submitRotation} className="rotate">
         <label htmlFor={`${ids}-grace`}>Grace period (seconds)</label>
         <div className="row">
           <input id={`${ids}-grace`} type="number" inputMode="numeric" min={0} max={MAX_GRACE_SECONDS} step={1} value={grace} onChange={(e) => setGrace(e.target.value)} aria-describedby={`${ids}-grace-hint`} />
@@ -194,6 +202,19 @@ export function KeysPanel({ agentId, rotated, onRotated }: { agentId: string; ro
           The current keys keep working this long after the rotation (default 86400: one day; 0 ends them at once). Your claim stays.
         </p>
       </form>
+      {confirmingCut ? (
+        <ConfirmDialog
+          title="Rotate with no grace period?"
+          confirmLabel="Yes, rotate now"
+          onConfirm={() => {
+            setConfirmingCut(false);
+            void rotate(0);
+          }}
+          onCancel={() => setConfirmingCut(false)}
+        >
+          <p>The agent’s current keys stop working at once: its calls fail until it has the new key.</p>
+        </ConfirmDialog>
+      ) : null}
     </section>
   );
 }

@@ -3,6 +3,7 @@ import type { ClaimedAgentOverview, UsagePage } from '@agent-memory/client';
 import { errorMessage } from '../../api';
 import { useSession } from '../../session';
 import { formatDateTime, formatUsd } from '../../components/account-format';
+import { OperationsChart } from '../../components/account-operations-chart';
 import { UsageChart } from '../../components/account-usage-chart';
 import { ScrollRegion } from '../../components/scroll-region';
 
@@ -11,8 +12,8 @@ const PAGE_SIZE = 20;
 
 /**
  * An agent's balance and usage (docs/billing.md; docs/authentication.md, "Claiming and managing an
- * agent"): balances (live and test), totals, calls and spend per day (chart and table), totals per
- * operation, and the ledger entries, newest first, a page at a time.
+ * agent"): balances (live and test), totals, calls and spend per day and per operation (each a chart
+ * and a table), and the ledger entries, newest first, a page at a time.
  */
 export function UsagePanel({ agentId }: { agentId: string }) {
   const { client } = useSession();
@@ -96,6 +97,7 @@ export function UsagePanel({ agentId }: { agentId: string }) {
             </table>
           </ScrollRegion>
           <h3>Per operation</h3>
+          <OperationsChart operations={usage.byOperation} />
           <ScrollRegion label="Calls and spend per operation (table)">
             <table>
               <caption className="visually-hidden">Calls and spend per operation</caption>
