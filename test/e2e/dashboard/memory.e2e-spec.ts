@@ -1,7 +1,8 @@
 /**
  * The dashboard's agent and record pages in a real browser (docs/dashboard.md): a human signs up with a
  * passkey, claims an agent that filled records, memories and a file over the API, browses the record tree,
- * opens a record (memories by type), searches (recall, ordered by `similarity`), opens a memory, forgets it
+ * opens a record (memories by type, each with its summary and dates; the file with its content hash and
+ * dates, as the API lists them), searches (recall, ordered by `similarity`), opens a memory, forgets it
  * (then the agent's own recall no longer finds it), opens a file, and deletes a record (then the API answers
  * 404). Axe finds no serious or critical violation on either page; the phone layout does not scroll sideways.
  */
@@ -56,13 +57,21 @@ it('browses, searches, opens, forgets, reads a file and deletes a record of a cl
   const child = (await api.request('POST', '/api/v1/records', { key, body: { name: 'Garden', tags: ['plants', 'outdoor'], category: 'hobby', parentRecordId: parent.id } })).data;
   expect(child.parentRecordId).toBe(parent.id);
   const ids: Record<string, string> = {};
+  const summaries: Record<string, string> = {};
   for (const memory of MEMORIES) {
     const stored = await api.request('POST', `/api/v1/records/${child.id}/remember`, { key, body: memory });
     expect(stored.status).toBe(200);
     ids[memory.path] = stored.data.id;
+    summaries[memory.path] = stored.data.summary;
   }
   const fileContent = '# Plan\n\n1. Sow peas in April.\n2. Mulch the roses.';
-  expect((await api.request('POST', `/api/v1/records/${child.id}/write`, { key, body: { path: 'notes/plan.md', content: fileContent } })).status).toBe(200);
+  const written = await api.request('POST', `/api/v1/records/${child.id}/write`, { key, body: { path: 'notes/plan.md', content: fileContent } });
+  expect(written.status).toBe(200);
+  // the file and memories as the API lists them (content hash, dates): what the record page must show
+  const [fileInfo] = (await api.request('GET', `/api/v1/records/${child.id}/files`, { key })).data.files as Array<{ path: string; contentHash: string; createdAt: string; updatedAt: string }>;
+  expect(fileInfo).toMatchObject({ path: 'notes/plan.md', contentHash: written.data.contentHash });
+  const listed = (await api.request('GET', `/api/v1/records/${child.id}/memories?limit=50`, { key })).data.memories as Array<{ path: string; summary: string; createdAt: string; updatedAt: string }>;
+  expect(listed).toHaveLength(MEMORIES.length);
 
   // a human signs up with a passkey and claims it
   const { context, page, problems } = await openPage(browser);
@@ -122,6 +131,19 @@ it('browses, searches, opens, forgets, reads a file and deletes a record of a cl
     await group(heading).getByRole('button', { name: path }).waitFor();
   }
   await page.getByRole('cell', { name: 'notes/plan.md', exact: true }).waitFor();
+  // each memory's summary (as remember answered it) and dates (as the listing answers them, in the reader's locale)
+  const shownDate = (iso: string) => page.evaluate((value) => new Date(value).toLocaleString(), iso);
+  for (const memory of listed) {
+    expect(memory.summary).toBe(summaries[memory.path]);
+    const item = page.locator('ul.memory-list > li').filter({ has: page.getByRole('button', { name: memory.path, exact: true }) });
+    expect(await item.locator('.summary').textContent()).toBe(memory.summary);
+    expect(await item.locator('.dates').textContent()).toBe(`Created ${await shownDate(memory.createdAt)} · updated ${await shownDate(memory.updatedAt)}`);
+  }
+  // the file's row: its content hash exactly as the API answers it, and its dates
+  const fileRow = page.getByRole('row').filter({ has: page.getByRole('cell', { name: 'notes/plan.md', exact: true }) });
+  const fileCells = await fileRow.locator('td').allTextContents();
+  expect(fileCells.slice(0, 5)).toEqual(['notes/plan.md', `${Buffer.byteLength(fileContent)} B`, fileInfo.contentHash, await shownDate(fileInfo.createdAt), await shownDate(fileInfo.updatedAt)]);
+  expect(fileInfo.contentHash).toMatch(/^sha256:[0-9a-f]{64}$/);
   await expectAccessible(page, 'record page');
   await screenshot(page, 'record');
 
@@ -141,6 +163,12 @@ it('browses, searches, opens, forgets, reads a file and deletes a record of a cl
   await results.first().getByRole('button', { name: 'prefs/tea' }).click();
   const detail = page.getByRole('region', { name: /^Memory/ });
   await expect(detail.locator('pre').textContent()).resolves.toBe(MEMORIES[1].content);
+  // its summary and dates beside the content
+  const tea = listed.find((m) => m.path === 'prefs/tea')!;
+  const facts = await detail.locator('dl.details').innerText();
+  expect(facts).toContain(`Summary\n${tea.summary}`);
+  expect(facts).toContain(`Created\n${await shownDate(tea.createdAt)}`);
+  expect(facts).toContain(`Updated\n${await shownDate(tea.updatedAt)}`);
   await expect(page.evaluate<string | undefined>('document.activeElement?.id')).resolves.toBe('memory-heading');
   await expectAccessible(page, 'open memory');
   await screenshot(page, 'memory');
