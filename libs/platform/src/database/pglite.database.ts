@@ -1,10 +1,13 @@
 import { mkdirSync } from 'node:fs';
+import { Logger } from '@nestjs/common';
 import { PGlite } from '@electric-sql/pglite';
 import type { SqlDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PRIVATE_DIRECTORY_MODE, tightenPrivateTree } from '../private-files';
 import type { Database } from './database.port';
 import { migrate } from './migrate';
+import { AutoAnalyze } from './pglite-auto-analyze';
+import { pglitePreparedClient } from './pglite-prepared';
 import type { SqlExecutor } from './sql-executor';
 
 /**
@@ -13,7 +16,24 @@ import type { SqlExecutor } from './sql-executor';
  * PGlite runs one statement or transaction at a time; concurrent callers queue.
  */
 export class PgliteDatabase implements Database {
-  private constructor(private readonly pg: PGlite) {}
+  /** The Prisma adapters' client: parameterised queries as cached prepared statements (pglite-prepared.ts). */
+  private readonly prepared;
+  /** Planner statistics kept fresh as autovacuum would (pglite-auto-analyze.ts). */
+  private readonly autoAnalyze: AutoAnalyze;
+  private readonly logger = new Logger('PgliteDatabase');
+
+  private constructor(private readonly pg: PGlite) {
+    this.autoAnalyze = new AutoAnalyze(
+      {
+        analyze: async (table) => {
+          await pg.exec(`ANALYZE ${table}`);
+        },
+        estimatedRows: async (table) => (await pg.query<{ rows: number }>('SELECT reltuples::float8 AS rows FROM pg_class WHERE oid = $1::regclass', [table])).rows[0]?.rows ?? 0,
+      },
+      (table, err) => this.logger.warn({ err, table }, 'ANALYZE failed; retried after the next writes'),
+    );
+    this.prepared = pglitePreparedClient(pg, { onRowsWritten: (tables, rows) => this.autoAnalyze.wrote(tables, rows) });
+  }
 
   /**
    * Opens (creating if needed) the database in `dataDir`; the first creation takes a few seconds. The
@@ -34,8 +54,9 @@ export class PgliteDatabase implements Database {
   }
 
   prismaAdapter(_schema: string): SqlDriverAdapterFactory {
-    // Models carry @@schema, so one adapter over the shared instance serves every service.
-    return new PrismaPGlite(this.pg);
+    // Models carry @@schema, so one adapter over the shared instance serves every service. The adapter
+    // calls only query, exec and transaction, which the prepared client provides with PGlite's contract.
+    return new PrismaPGlite(this.prepared as unknown as PGlite);
   }
 
   async migrate(schema: string, dir: string): Promise<void> {
@@ -46,6 +67,9 @@ export class PgliteDatabase implements Database {
       query: async <R>(sql: string, params?: unknown[]) => (await this.pg.query<R>(sql, params)).rows,
     };
     await migrate(executor, schema, dir);
+    // Tables of an existing data directory were last analysed in an earlier process (or never): once now, in the background.
+    const tables = await this.pg.query<{ name: string }>("SELECT format('%I.%I', schemaname, tablename) AS name FROM pg_tables WHERE schemaname = $1", [schema]);
+    this.autoAnalyze.due(tables.rows.map((t) => t.name));
   }
 
   /** Readiness check: one query through PGlite's statement queue. Throws when the database is closed or broken. */
@@ -65,6 +89,7 @@ export class PgliteDatabase implements Database {
   }
 
   async close(): Promise<void> {
+    await this.autoAnalyze.stop();
     if (!this.pg.closed) await this.pg.close();
   }
 }
