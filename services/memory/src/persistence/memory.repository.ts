@@ -130,6 +130,9 @@ export interface ContextWrite {
  * records, purge tasks, per-agent usage); the adapter is `prisma-memory.repository.ts`
  * ({@link PrismaMemoryRepository}), which documents each write's transaction and errors.
  */
+/** The columns of a memory a recall answers (MemoryRepository.findMany). */
+export type RecallableRow = Pick<MemoryRow, 'id' | 'path' | 'type' | 'summary'>;
+
 export abstract class MemoryRepository implements PurgeTaskTable<PurgeTask> {
   /** The idempotency keys of remember (`memory.idempotency_keys`; scope: the record id). */
   abstract readonly idempotency: IdempotencyKeys;
@@ -151,9 +154,10 @@ export abstract class MemoryRepository implements PurgeTaskTable<PurgeTask> {
   /**
    * Rows of the given ids within the record that recall may show: absent or foreign ids are left out, and
    * so are memories whose contextual index entry is stale (it may hold context of a forgotten or replaced
-   * memory until a purge re-indexes it; docs/api.md, "Recall").
+   * memory until a purge re-indexes it; docs/api.md, "Recall"). Only what a recall answers: id, path,
+   * type and summary (one read of up to 2 × 500 candidates per recall, so no more columns than needed).
    */
-  abstract findMany(recordId: string, ids: readonly string[]): Promise<MemoryRow[]>;
+  abstract findMany(recordId: string, ids: readonly string[]): Promise<RecallableRow[]>;
   /** Every row in id order after `cursor`, at most `limit` (the data check's batches). */
   abstract listAfter(cursor: string | undefined, limit: number): Promise<MemoryRow[]>;
   /** The number of memory rows of each record that has any. */

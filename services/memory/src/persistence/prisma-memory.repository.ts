@@ -4,7 +4,7 @@ import { type MemoryType, newId } from '@agent-memory/shared';
 import { Prisma } from './generated/client';
 import { chargeMemoryUsage, DEFAULT_MEMORY_QUOTA, MEMORY_QUOTA, type MemoryQuota, type MemoryUsage, readMemoryUsage, releaseMemoryUsage } from './memory-quota';
 import { checkMemoryUsage, type MemoryUsageDrift } from './memory-usage-check';
-import type { ContextState, ContextWrite, EnrichmentWrite, GuardedWriteOutcome, LockedMemory, MemoryNeighbours, MemoryRepository, MemoryRow, PurgeTask, RememberWrite } from './memory.repository';
+import type { ContextState, ContextWrite, EnrichmentWrite, GuardedWriteOutcome, LockedMemory, MemoryNeighbours, MemoryRepository, MemoryRow, PurgeTask, RecallableRow, RememberWrite } from './memory.repository';
 import { MEMORY_PRISMA, type MemoryPrismaClient } from './prisma';
 
 /**
@@ -69,9 +69,13 @@ export class PrismaMemoryRepository implements MemoryRepository {
     return row && row.recordId === recordId ? row : null;
   }
 
-  /** Rows of the given ids within the record (absent or foreign ids are left out). */
-  findMany(recordId: string, ids: readonly string[]): Promise<MemoryRow[]> {
-    return this.prisma.memory.findMany({ where: { recordId, id: { in: [...ids] }, contextStale: false } });
+  /** Rows of the given ids within the record that recall may show (absent, foreign and stale ids are left out). */
+  findMany(recordId: string, ids: readonly string[]): Promise<RecallableRow[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    // One statement text whatever the number of ids (an IN list would be a new prepared statement per length).
+    return this.prisma.$queryRaw<RecallableRow[]>`
+      SELECT id, path, type, summary FROM "memory"."memories"
+      WHERE record_id = ${recordId} AND id = ANY(${[...ids]}::text[]) AND context_stale = false`;
   }
 
   /** Every row in id order after `cursor`, at most `limit` (the data check's batches). */

@@ -3,7 +3,7 @@ import { FairScheduler, requestDeadline } from '@agent-memory/platform';
 import { DomainError, type RecalledMemory, type RecallResponse } from '@agent-memory/shared';
 import { EMBEDDER, type Embedder } from '../embedding/embedder.port';
 import type { MemoryRecallMessage } from '../memory.messages';
-import { MemoryRepository, type MemoryRow } from '../persistence/memory.repository';
+import { MemoryRepository, type RecallableRow } from '../persistence/memory.repository';
 import { hybridSearch } from '../recall/hybrid-search';
 import { denseQueryText } from '../recall/query-rewrite';
 import { VECTOR_INDEX, type VectorIndex } from '../vector-index/vector-index.port';
@@ -30,7 +30,7 @@ export class RecallUseCase {
    * "Fairness between agents") in `recordId`. Errors: RATE_LIMITED when too many of the agent's calls wait.
    */
   async execute({ agentId, recordId, body }: MemoryRecallMessage): Promise<RecallResponse> {
-    let rows = new Map<string, MemoryRow>();
+    let rows = new Map<string, RecallableRow>();
     const ranked = await this.scheduler.run(agentId, RECALL_COST, async () => {
       // A call that waited past its deadline is answered 500 by the gateway already: skip its work.
       const deadline = requestDeadline();
