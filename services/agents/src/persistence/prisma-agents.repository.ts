@@ -50,10 +50,15 @@ export class PrismaAgentsRepository extends AgentsRepository {
   }
 
   async findKeyByHash(keyHash: string): Promise<{ key: AgentKeyRecord; agentMode: Agent['mode'] } | null> {
-    const row = await this.db.agentKey.findUnique({ where: { keyHash }, include: { agent: { select: { mode: true } } } });
+    // One statement (every authenticated request runs it): Prisma's include would read the agent in a second.
+    const [row] = await this.db.$queryRaw<Array<AgentKeyRecord & { agentMode: string }>>`
+      SELECT k.id, k.agent_id AS "agentId", k.key_hash AS "keyHash", k.environment, k.display_prefix AS "displayPrefix",
+             k.created_at AS "createdAt", k.revoked_at AS "revokedAt", k.expires_at AS "expiresAt", a.mode AS "agentMode"
+      FROM "agents"."agent_keys" k JOIN "agents"."agents" a ON a.id = k.agent_id
+      WHERE k.key_hash = ${keyHash}`;
     if (!row) return null;
-    const { agent, ...key } = row;
-    return { key, agentMode: agent.mode as Agent['mode'] };
+    const { agentMode, ...key } = row;
+    return { key, agentMode: agentMode as Agent['mode'] };
   }
 
   findKey(agentId: string, keyId: string): Promise<AgentKeyRecord | null> {
