@@ -287,9 +287,10 @@ export class PrismaBillingRepository extends BillingRepository {
       commitId: m.commitId ?? null,
       paymentMethod: m.paymentMethod,
     };
-    // An insert that skips a repeated charge id (ON CONFLICT DO NOTHING), then the entry read back: two
-    // statements, where an upsert took a transaction of a read, a second read and the insert.
-    await db.ledgerEntry.createMany({ data: [data], skipDuplicates: true });
+    // One insert that skips a repeated charge id or commit id (ON CONFLICT DO NOTHING) and returns the row it
+    // wrote; only a repeat reads the entry that was there. (An upsert took a transaction of two reads and the insert.)
+    const [created] = await db.ledgerEntry.createManyAndReturn({ data: [data], skipDuplicates: true });
+    if (created) return created;
     if (!m.commitId) return db.ledgerEntry.findUniqueOrThrow({ where: { chargeId: m.chargeId } });
     return (await db.ledgerEntry.findUnique({ where: { chargeId: m.chargeId } })) ?? db.ledgerEntry.findUniqueOrThrow({ where: { commitId: m.commitId } });
   }
