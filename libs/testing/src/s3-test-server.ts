@@ -182,7 +182,8 @@ export async function startS3TestServer(options: { directory?: string; port?: nu
   const s3rver = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory, vhostBuckets: false });
   hardenStore(s3rver.store);
   const backend = await s3rver.run();
-  const agent = new Agent({ keepAlive: true });
+  // No keep-alive to s3rver: a pooled socket the backend closed meanwhile fails the next request with ECONNRESET (seen as 502).
+  const agent = new Agent({ keepAlive: false });
   let failing = false;
   let hanging = false;
   let delayMs = 0;
