@@ -12,7 +12,7 @@
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { PGlite } from '@electric-sql/pglite';
-import { ApiClient } from './lib/client';
+import { ApiClient, type BenchAgent } from './lib/client';
 import { startServer, warmUp } from './lib/server';
 import { runPool, since, summarise } from './lib/stats';
 import { generateMemories } from './synthetic-memories';
@@ -26,19 +26,34 @@ interface Stat {
 const stats = new Map<string, Stat>();
 let pgliteMs = 0;
 
-/** The SQL text of a Parse ('P') or Query ('Q') frontend message, or a label for the other messages. */
+/** SQL text of each named prepared statement seen in a Parse message (the prepared client's executions name it). */
+const preparedSql = new Map<string, string>();
+
+/**
+ * A label for a frontend message: `Q <sql>` for a simple query, `P <sql>` for a Parse, `B <sql>` for the
+ * Bind of a named prepared statement (libs/platform/src/database/pglite-prepared.ts sends Bind, Execute
+ * and Sync in one call), else the message's type letter.
+ */
 function label(message: Uint8Array): string {
   const kind = String.fromCharCode(message[0]);
-  const text = (from: number): string => {
+  const cstring = (from: number): { text: string; end: number } => {
     let end = from;
     while (end < message.length && message[end] !== 0) end++;
-    return Buffer.from(message.subarray(from, end)).toString('utf8').replace(/\s+/g, ' ').slice(0, 100);
+    return { text: Buffer.from(message.subarray(from, end)).toString('utf8'), end };
   };
-  if (kind === 'Q') return `Q ${text(5)}`;
+  const short = (sql: string) => sql.replace(/\s+/g, ' ').slice(0, 100);
+  if (kind === 'Q') return `Q ${short(cstring(5).text)}`;
   if (kind === 'P') {
-    let nameEnd = 5;
-    while (message[nameEnd] !== 0) nameEnd++;
-    return `P ${text(nameEnd + 1)}`;
+    const name = cstring(5);
+    const sql = cstring(name.end + 1).text;
+    if (name.text) preparedSql.set(name.text, sql);
+    return `P ${short(sql)}`;
+  }
+  if (kind === 'B') {
+    const portal = cstring(5);
+    const statement = cstring(portal.end + 1).text;
+    const sql = preparedSql.get(statement);
+    return sql === undefined ? 'B' : `B ${short(sql)}`;
   }
   return kind;
 }
@@ -60,15 +75,48 @@ proto.execProtocolStream = async function (this: unknown, message: Uint8Array, o
   }
 };
 
-function report(title: string, n: number, latencies: number[], wallMs: number, cpu: NodeJS.CpuUsage): void {
+function report(title: string, n: number, latencies: number[], wallMs: number, cpu: NodeJS.CpuUsage, call = 'remember'): void {
   const s = summarise(latencies);
   const cpuMs = (cpu.user + cpu.system) / 1000 / n;
-  process.stdout.write(`\n## ${title}: ${n} remembers, ${(n / (wallMs / 1000)).toFixed(1)}/s, p50 ${s.p50.toFixed(1)} ms, p99 ${s.p99.toFixed(1)} ms; process CPU ${cpuMs.toFixed(2)} ms per remember; PGlite ${(pgliteMs / n).toFixed(2)} ms per remember\n`);
+  process.stdout.write(`\n## ${title}: ${n} ${call}s, ${(n / (wallMs / 1000)).toFixed(1)}/s, p50 ${s.p50.toFixed(1)} ms, p99 ${s.p99.toFixed(1)} ms; process CPU ${cpuMs.toFixed(2)} ms per ${call}; PGlite ${(pgliteMs / n).toFixed(2)} ms per ${call}\n`);
   for (const [key, v] of [...stats].sort((a, b) => b[1].ms - a[1].ms)) {
     process.stdout.write(`${(v.count / n).toFixed(2).padStart(6)} x ${(v.ms / n).toFixed(3).padStart(7)} ms  ${key}\n`);
   }
   stats.clear();
   pgliteMs = 0;
+}
+
+/**
+ * Recalls each of `queries` once, one at a time, in the record of 2N memories the remembers filled, and
+ * reports them like the remembers (PROFILE_CPU_RECALL=<file>: a V8 CPU profile of this phase).
+ */
+async function profileRecalls(api: ApiClient, agent: BenchAgent, queries: string[]): Promise<void> {
+  for (const q of queries.slice(0, 5)) await api.recall(agent, `${q} (warm-up)`, 10);
+  stats.clear();
+  pgliteMs = 0;
+  const profile = process.env.PROFILE_CPU_RECALL;
+  const session = new Session();
+  if (profile) {
+    session.connect();
+    await session.post('Profiler.enable');
+    await session.post('Profiler.start');
+  }
+  const latencies: number[] = [];
+  const cpu = process.cpuUsage();
+  const t = performance.now();
+  for (const q of queries) {
+    const s = performance.now();
+    await api.recall(agent, q, 10);
+    latencies.push(since(s));
+  }
+  const wall = since(t);
+  const used = process.cpuUsage(cpu);
+  if (profile) {
+    const { profile: p } = await session.post('Profiler.stop');
+    writeFileSync(profile, JSON.stringify(p));
+    session.disconnect();
+  }
+  report('recall, 1 in flight', queries.length, latencies, wall, used, 'recall');
 }
 
 async function main(): Promise<void> {
@@ -112,6 +160,7 @@ async function main(): Promise<void> {
       session.disconnect();
     }
     report('8 in flight', N, concurrent, wall, used);
+    await profileRecalls(api, agent, memories.slice(0, N).map((m) => m.query));
   } finally {
     await server.stop();
   }
