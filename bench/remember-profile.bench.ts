@@ -1,6 +1,6 @@
 /**
  * `node -r @swc-node/register bench/remember-profile.bench.ts`: where a remember's time goes. Starts the
- * standalone service in-process (bench/lib/server.ts), wraps PGlite's protocol entry point (`execProtocolStream`, which every statement goes through) to count and
+ * standalone service in-process (bench/lib/server.ts), wraps PGlite's protocol entry point (`execProtocolRaw`, which every statement goes through) to count and
  * time every statement the embedded database runs, then remembers PROFILE_N (default 200) synthetic
  * memories one at a time and PROFILE_N with 8 in flight, and prints per remember: latency p50, the
  * statements run (grouped by their SQL text, first 100 characters) with their count and time per remember,
@@ -58,9 +58,9 @@ function label(message: Uint8Array): string {
   return kind;
 }
 
-const proto = PGlite.prototype as unknown as { execProtocolStream: (m: Uint8Array, o?: unknown) => Promise<unknown> };
-const original = proto.execProtocolStream;
-proto.execProtocolStream = async function (this: unknown, message: Uint8Array, options?: unknown) {
+const proto = PGlite.prototype as unknown as { execProtocolRaw: (m: Uint8Array, o?: unknown) => Promise<unknown> };
+const original = proto.execProtocolRaw;
+proto.execProtocolRaw = async function (this: unknown, message: Uint8Array, options?: unknown) {
   const t = performance.now();
   try {
     return await original.call(this, message, options);
