@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { SignatureRealm } from '@agent-memory/gateway';
+import { type SignatureRealm, UsageRecorder } from '@agent-memory/gateway';
 import { BUS_TRANSPORT_CLIENT, type BusClient, FilesystemBlobStore } from '@agent-memory/platform';
 import { ClusterServer, type ClusterServerOptions } from './cluster-server';
 import { startStandaloneServer, type TestServer } from './standalone-server';
@@ -49,7 +49,7 @@ export async function startE2eServer(options: { env?: Record<string, string>; mo
       blobKeys: (prefix) => cluster.blobStore().list(prefix),
       vectorIndexDir: cluster.vectorIndexDir,
       signatureRealm: cluster.signatureRealm,
-      bus: () => cluster.busClient(),
+      bus: () => ledgerAware(cluster.busClient(), undefined),
       restart: () => cluster.restart(),
       close: (o) => cluster.close(o),
       cluster,
@@ -68,13 +68,38 @@ export async function startE2eServer(options: { env?: Record<string, string>; mo
     get signatureRealm() {
       return server.signatureRealm;
     },
-    bus: () => new OperatorBusClient(server.app.get(BUS_TRANSPORT_CLIENT), 30_000),
+    bus: () => ledgerAware(new OperatorBusClient(server.app.get(BUS_TRANSPORT_CLIENT), 30_000), () => server.app.get(UsageRecorder).drained()),
     async restart() {
       await server.close();
       server = await startStandaloneServer({ env: options.env, dataDir });
     },
     close: (o) => server.close(o),
   };
+}
+
+/**
+ * A bus client whose billing reads (`billing.v1.*`: usage, balance, …) first let the gateway finish the
+ * ledger entries it writes right after its answers (docs/billing.md, "When the ledger entry is written"),
+ * as the gateway's own usage routes do: in standalone by waiting for them (`drained`); in cluster, where
+ * the gateway is another process, by reading until two reads 150 ms apart agree (at most 5 s).
+ */
+function ledgerAware(bus: BusClient, drained: (() => Promise<void>) | undefined): BusClient {
+  const request: BusClient['request'] = async (subject, payload, schema) => {
+    if (!subject.startsWith('billing.')) return bus.request(subject, payload, schema);
+    if (drained) {
+      await drained();
+      return bus.request(subject, payload, schema);
+    }
+    let last = await bus.request(subject, payload, schema);
+    for (const deadline = Date.now() + 5_000; Date.now() < deadline; ) {
+      await new Promise((r) => setTimeout(r, 150));
+      const next = await bus.request(subject, payload, schema);
+      if (JSON.stringify(next) === JSON.stringify(last)) return next;
+      last = next;
+    }
+    return last;
+  };
+  return { request, emit: (subject: string, payload: unknown) => bus.emit(subject, payload) } as BusClient;
 }
 
 /** Retries `assertion` every `intervalMs` until it passes (resolving its value) or `timeoutMs` passes (then throws its last error). */

@@ -20,3 +20,4 @@ export { parseAuthorization } from './auth/authorization-header';
 export { buildOpenApiDocument, type DeploymentLimits, openApiDocumentOf, type OpenApiDocument, type OpenApiOperation, type PaymentDiscovery } from './openapi/openapi-document';
 export { servedRoutes, type ServedRoute } from './openapi/served-routes';
 export { DASHBOARD_CSP, DASHBOARD_PATH, type DashboardOptions } from './http/dashboard';
+export { UsageRecorder } from './billing/usage-recorder';

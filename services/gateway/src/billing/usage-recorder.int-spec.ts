@@ -59,6 +59,16 @@ function request(agentId: string): GatewayRequest {
   return { id: `req-${Math.random().toString(36).slice(2)}`, gateway: { principal: { agentId, keyEnvironment: 'test', mode: 'managed' }, authMethod: 'agent_key' } } as unknown as GatewayRequest;
 }
 
+/** The agent's ledger once the recorder's writes after the answer are done (as the gateway's usage route reads it). */
+async function settledUsage(usage: UsageRecorder, agentId: string) {
+  await usage.settled(agentId);
+  return billing.usage({ agentId, limit: 10, offset: 0 });
+}
+async function settledBalance(usage: UsageRecorder, agentId: string) {
+  await usage.settled(agentId);
+  return billing.balance(agentId, 'test');
+}
+
 type Reply = { result: { id: string }; replayed: boolean; commitId?: string };
 const outcome = (r: Reply) => r;
 
@@ -72,17 +82,17 @@ describe.each(['enforce', 'ledger'] as const)('billing mode %s', (mode) => {
     await expect(
       usage.paid(request(agentId), { operation: 'remember', recordId, call: () => Promise.reject(new DomainError('INTERNAL_ERROR', 'The service did not answer in time')), outcome, idempotencyKey: 'k-1' }),
     ).rejects.toMatchObject({ code: 'INTERNAL_ERROR' });
-    expect((await billing.usage({ agentId, limit: 10, offset: 0 })).total).toBe(0);
+    expect((await settledUsage(usage, agentId)).total).toBe(0);
 
     // the client retries with the same key, three times, two of them at once: each is a replay of that commit
     const replay = (): Promise<Reply> => Promise.resolve({ result: { id: 'mem_1' }, replayed: true, commitId });
     await usage.paid(request(agentId), { operation: 'remember', recordId, call: replay, outcome, idempotencyKey: 'k-1' });
     await Promise.all([1, 2].map(() => usage.paid(request(agentId), { operation: 'remember', recordId, call: replay, outcome, idempotencyKey: 'k-1' })));
 
-    const ledger = await billing.usage({ agentId, limit: 10, offset: 0 });
+    const ledger = await settledUsage(usage, agentId);
     expect(ledger.total).toBe(1);
     expect(ledger.entries[0]).toMatchObject({ operation: 'remember', recordId, idempotencyKey: 'k-1', amountMicroUsd: 50_000 });
-    if (mode === 'enforce') expect((await billing.balance(agentId, 'test')).balanceMicroUsd).toBe(1_000_000 - 50_000);
+    if (mode === 'enforce') expect((await settledBalance(usage, agentId)).balanceMicroUsd).toBe(1_000_000 - 50_000);
   });
 
   it('a write charged when it committed is not charged again by its replays; another commit of the same key is', async () => {
@@ -92,19 +102,46 @@ describe.each(['enforce', 'ledger'] as const)('billing mode %s', (mode) => {
     const commitId = `remember:${newId('memory')}`;
     await usage.paid(request(agentId), { operation: 'remember', recordId, call: () => Promise.resolve({ result: { id: 'mem_1' }, replayed: false, commitId }), outcome, idempotencyKey: 'k-2' });
     for (let i = 0; i < 3; i++) await usage.paid(request(agentId), { operation: 'remember', recordId, call: () => Promise.resolve({ result: { id: 'mem_1' }, replayed: true, commitId }), outcome, idempotencyKey: 'k-2' });
-    expect((await billing.usage({ agentId, limit: 10, offset: 0 })).total).toBe(1);
+    expect((await settledUsage(usage, agentId)).total).toBe(1);
     // the same key claimed again after the memory was forgotten (a new write, a new commit id): charged
     await usage.paid(request(agentId), { operation: 'remember', recordId, call: () => Promise.resolve({ result: { id: 'mem_2' }, replayed: false, commitId: `remember:${newId('memory')}` }), outcome, idempotencyKey: 'k-2' });
-    expect((await billing.usage({ agentId, limit: 10, offset: 0 })).total).toBe(2);
-    if (mode === 'enforce') expect((await billing.balance(agentId, 'test')).balanceMicroUsd).toBe(1_000_000 - 100_000);
+    expect((await settledUsage(usage, agentId)).total).toBe(2);
+    if (mode === 'enforce') expect((await settledBalance(usage, agentId)).balanceMicroUsd).toBe(1_000_000 - 100_000);
   });
 
   it('a replay without a commit id (a write made before commit ids) is not charged', async () => {
     const agentId = newId('agent');
     const usage = recorder(mode);
     await usage.paid(request(agentId), { operation: 'remember', recordId: newId('record'), call: () => Promise.resolve({ result: { id: 'mem_1' }, replayed: true }), outcome, idempotencyKey: 'k-3' });
+    expect((await settledUsage(usage, agentId)).total).toBe(0);
+    if (mode === 'enforce') expect((await settledBalance(usage, agentId)).balanceMicroUsd).toBe(1_000_000);
+  });
+});
+
+describe.each(['enforce', 'ledger'] as const)('billing mode %s: the ledger entry after the answer', (mode) => {
+  it('answers before the entry is written; settled(agent) and shutdown wait for it; another agent waits for nothing', async () => {
+    const agentId = newId('agent');
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const held = new Set<string>([SUBJECTS.billing.commit, SUBJECTS.billing.recordUsage]);
+    const slowBus = { request: async (subject: string, payload: never, schema: never) => {
+      if (held.has(subject)) await gate;
+      return bus.request(subject, payload, schema);
+    } };
+    const usage = new UsageRecorder(slowBus as never, {} as PaymentProtocol, { billingMode: mode } as GatewayOptions);
+    const answer = await usage.paid(request(agentId), { operation: 'recall', recordId: newId('record'), call: () => Promise.resolve({ result: { id: 'x' }, replayed: false }), outcome });
+    expect(answer.result.id).toBe('x');
     expect((await billing.usage({ agentId, limit: 10, offset: 0 })).total).toBe(0);
-    if (mode === 'enforce') expect((await billing.balance(agentId, 'test')).balanceMicroUsd).toBe(1_000_000);
+    let settled = false;
+    const waiting = usage.settled(agentId).then(() => (settled = true));
+    let shutDown = false;
+    const shutdown = usage.onModuleDestroy().then(() => (shutDown = true));
+    await usage.settled(newId('agent')); // nothing pending for another agent: resolves at once
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect([settled, shutDown]).toEqual([false, false]);
+    release();
+    await Promise.all([waiting, shutdown]);
+    expect((await billing.usage({ agentId, limit: 10, offset: 0 })).entries).toEqual([expect.objectContaining({ operation: 'recall', amountMicroUsd: 50_000 })]);
   });
 });
 

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import {
   type Balance,
   CompletePaymentReplySchema,
@@ -81,6 +81,10 @@ export interface TopUpResult {
  *   service decides that inside the commit, by the commit id's unique index).
  * - Bearer key in `ledger` mode: run the call, then write the ledger entry (once per commit id); `off`: nothing.
  *
+ * With a Bearer key the ledger entry (the commit of the reservation, or the usage record) is written right
+ * after the answer rather than before it ({@link afterAnswer}); reads of the agent's usage and balance
+ * through this gateway wait for it ({@link settled}).
+ *
  * Every billing step is keyed (charge id, challenge id, credit id), so a repeated bus message changes nothing;
  * the steps after the money moved or was held (store the settlement reference, complete the payment, refund,
  * commit, release, record usage) are therefore retried ({@link requestWithRetry}: 5 attempts over ~3 s) before
@@ -88,8 +92,10 @@ export interface TopUpResult {
  * its reference and answers 402 without a challenge (docs/billing.md "When a settlement is not confirmed").
  */
 @Injectable()
-export class UsageRecorder {
+export class UsageRecorder implements OnModuleDestroy {
   private readonly logger = new Logger(UsageRecorder.name);
+  /** Ledger writes of answered calls still in progress, per agent ({@link afterAnswer}). */
+  private readonly pending = new Map<string, Set<Promise<void>>>();
 
   constructor(
     private readonly bus: BusClient,
@@ -113,9 +119,51 @@ export class UsageRecorder {
     const result = await p.call();
     const o = p.outcome(result);
     if (this.options.billingMode === 'ledger' && (!o.replayed || o.commitId)) {
-      await this.recordUsage(req, newChargeId(), p, o.commitId, req.gateway?.authMethod ?? 'agent_key');
+      const chargeId = newChargeId();
+      const method = req.gateway?.authMethod ?? 'agent_key';
+      this.afterAnswer(principalOf(req).agentId, () => this.recordUsage(req, chargeId, p, o.commitId, method));
     }
     return result;
+  }
+
+  /**
+   * Waits until the ledger entries of `agentId`'s answered calls are written (the ones this gateway process
+   * writes after the answer, {@link afterAnswer}), so that a usage or balance read right after a call sees
+   * it. Never rejects (a failed write is logged for reconciliation).
+   */
+  async settled(agentId: string): Promise<void> {
+    for (let pending = this.pending.get(agentId); pending && pending.size > 0; pending = this.pending.get(agentId)) {
+      await Promise.all(pending);
+    }
+  }
+
+  /** Waits for every ledger write still pending after its answer, of every agent. Never rejects. */
+  async drained(): Promise<void> {
+    while (this.pending.size > 0) await Promise.all([...this.pending.values()].flatMap((set) => [...set]));
+  }
+
+  /** Shutdown: the pending ledger writes finish before the bus closes. */
+  onModuleDestroy(): Promise<void> {
+    return this.drained();
+  }
+
+  /**
+   * Runs `write` (a ledger write after a successful call; it logs its own failure and never rejects) without
+   * holding the answer: the caller's latency does not include the bookkeeping (docs/billing.md, "When the
+   * ledger entry is written"). Tracked per agent for {@link settled} and for shutdown; at most one entry per
+   * call in flight, so memory follows the calls in progress.
+   */
+  private afterAnswer(agentId: string, write: () => Promise<unknown>): void {
+    let set = this.pending.get(agentId);
+    if (!set) this.pending.set(agentId, (set = new Set()));
+    const done: Promise<void> = write().then(
+      () => undefined,
+      () => undefined,
+    ).finally(() => {
+      set.delete(done);
+      if (set.size === 0 && this.pending.get(agentId) === set) this.pending.delete(agentId);
+    });
+    set.add(done);
   }
 
   /**
@@ -183,13 +231,16 @@ export class UsageRecorder {
       await release();
       return result;
     }
-    try {
-      // With a commit id the billing service charges the write once: a repeat (replay) is refunded there.
-      await requestWithRetry(this.bus, SUBJECTS.billing.commit, { chargeId, idempotencyKey: p.idempotencyKey, commitId }, LedgerEntrySchema);
-    } catch (err) {
-      // The call succeeded and must not be reported as failed; the billing sweeper voids the held reservation later.
-      this.logger.error({ err, requestId: req.id, chargeId, operation: p.operation }, 'Reservation could not be committed');
-    }
+    // After the answer: the price is already held; with a commit id the billing service charges the write
+    // once (a repeat, a replay, is refunded there).
+    this.afterAnswer(principal.agentId, async () => {
+      try {
+        await requestWithRetry(this.bus, SUBJECTS.billing.commit, { chargeId, idempotencyKey: p.idempotencyKey, commitId }, LedgerEntrySchema);
+      } catch (err) {
+        // The call succeeded and must not be reported as failed; the billing sweeper voids the held reservation later.
+        this.logger.error({ err, requestId: req.id, chargeId, operation: p.operation }, 'Reservation could not be committed');
+      }
+    });
     return result;
   }
 

@@ -77,6 +77,7 @@ export class BillingController {
   @Returns(BalanceResponseSchema, { summary: 'The caller\'s balance (live, or the sandbox for a test key)' })
   @AgentRoute()
   async balance(@Principal() { agentId, keyEnvironment }: Principal) {
+    await this.recorder.settled(agentId);
     return this.balanceResponse(await this.bus.request(SUBJECTS.billing.balance, { agentId, environment: keyEnvironment }, BalanceSchema));
   }
 
@@ -85,6 +86,7 @@ export class BillingController {
   @Returns(UsageResponseSchema, { summary: 'The caller\'s usage ledger: a page of entries and totals' })
   @AgentRoute()
   async usage(@Principal() { agentId, keyEnvironment }: Principal, @Query() q: UsageQueryDto) {
+    await this.recorder.settled(agentId);
     const summary = await this.bus.request(
       SUBJECTS.billing.usage,
       { agentId, environment: keyEnvironment, limit: q.limit, offset: q.offset, operation: q.operation, from: q.from && toTimestamp(q.from), to: q.to && toTimestamp(q.to) },

@@ -27,6 +27,7 @@ import { Returns } from '../openapi/returns.decorator';
 import { Principal, SignedInHuman } from '../auth/principal.decorator';
 import { ClaimAgentDto, EmptyBodyDto, ListRecordsQueryDto, RotateKeyDto, UsageQueryDto } from './dto';
 import { HumanRoute } from './route-kinds';
+import { UsageRecorder } from '../billing/usage-recorder';
 
 /**
  * A signed-in human's account and the agents it claimed (docs/authentication.md, "Passkeys (humans)"): claim an
@@ -38,7 +39,10 @@ import { HumanRoute } from './route-kinds';
 @ApiTags('humans')
 @Controller('api/v1/humans/me')
 export class HumansController {
-  constructor(private readonly bus: BusClient) {}
+  constructor(
+    private readonly bus: BusClient,
+    private readonly recorder: UsageRecorder,
+  ) {}
 
   /**
    * The account and the session the call was made with: `session.method` (`passkey` or `siwe`) and, for a
@@ -134,8 +138,9 @@ export class HumansController {
   @Get('agents/:agentId/usage')
   @Returns(UsageSummarySchema, { summary: 'A claimed agent\'s usage ledger (both environments)' })
   @HumanRoute({ claimedAgent: true })
-  usage(@Principal() principal: Principal, @Query() q: UsageQueryDto) {
+  async usage(@Principal() principal: Principal, @Query() q: UsageQueryDto) {
     const at = (d: string | undefined) => (d === undefined ? undefined : new Date(d).toISOString());
+    await this.recorder.settled(principal.agentId);
     return this.bus.request(
       SUBJECTS.billing.usage,
       { agentId: principal.agentId, limit: q.limit, offset: q.offset, operation: q.operation, from: at(q.from), to: at(q.to) },
@@ -171,6 +176,7 @@ export class HumansController {
    * {@link AGENTS_ACTIVITY_MAX_AGENTS} agents (one for any human's list in practice), not one per agent.
    */
   private async withActivity(agents: ClaimedAgent[]): Promise<ClaimedAgentOverview[]> {
+    await Promise.all(agents.map((agent) => this.recorder.settled(agent.id)));
     const chunks: string[][] = [];
     for (let i = 0; i < agents.length; i += AGENTS_ACTIVITY_MAX_AGENTS) chunks.push(agents.slice(i, i + AGENTS_ACTIVITY_MAX_AGENTS).map((a) => a.id));
     const replies = await Promise.all(chunks.map((agentIds) => this.bus.request(SUBJECTS.billing.agentsActivity, { agentIds }, BillingAgentsActivityReplySchema)));
