@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import type { MemoryType } from '@agent-memory/shared';
 import { EmbeddedVectorIndex } from '../vector-index/embedded.vector-index';
+import { convexScoreFusion, HYBRID_FUSION, hybridCandidateDepth } from './hybrid-ranking';
 import { hybridSearch } from './hybrid-search';
+import { encodeQuery } from './keyword-encoder';
 import { encodeKeywords } from './keyword-encoder';
 
 const DIM = 4;
@@ -68,5 +70,33 @@ describe('hybridSearch', () => {
   it('returns nothing for limit 0 or another tenant', async () => {
     expect(await hybridSearch(index, { tenant: 'rec_1', vector: vec(1), query: 'hiking', limit: 0 })).toEqual([]);
     expect(await hybridSearch(index, { tenant: 'rec_2', vector: vec(1), query: 'hiking', limit: 5 })).toEqual([]);
+  });
+
+  it('leaves hidden candidates out exactly as filtering every candidate first would, asking only about the ones that decide the answer', async () => {
+    let seed = 7;
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const ids = ['near', 'allergy', 'other', ...Array.from({ length: 30 }, (_, i) => `filler${i}`)];
+    const queries: Array<[Float32Array, string]> = [[vec(1, 0.2, 0.1), 'hiking weather'], [vec(0.1, 0.2, 1, 0.5), 'note number 7 weather'], [vec(0, 1, 0.2), 'peanuts nurse']];
+    for (let round = 0; round < 60; round++) {
+      const hidden = new Set(ids.filter(() => random() < (round < 10 ? 0 : 0.3)));
+      const [vector, query] = queries[round % queries.length];
+      const limit = 1 + (round % 6);
+      const asked: string[][] = [];
+      const got = await hybridSearch(index, { tenant: 'rec_1', vector, query, limit, visible: async (candidates) => {
+        asked.push([...candidates]);
+        return new Set(candidates.filter((id) => !hidden.has(id)));
+      } });
+      // the reference: every candidate filtered before fusion
+      const search = { tenant: 'rec_1', limit: hybridCandidateDepth(limit) };
+      const dense = (await index.searchDense(vector, search)).filter((h) => !hidden.has(h.id));
+      const sparse = (await index.searchSparse(encodeQuery(query), search)).filter((h) => !hidden.has(h.id));
+      const cosines = await index.scoreDense(vector, 'rec_1', sparse.map((h) => h.id));
+      const expected = convexScoreFusion({ dense, sparse, cosines }, HYBRID_FUSION).slice(0, limit);
+      expect(got).toEqual(expected);
+      expect(got.some((h) => hidden.has(h.id))).toBe(false);
+      const all = asked.flat();
+      expect(new Set(all).size).toBe(all.length); // never asked twice about one id
+      if (hidden.size === 0) expect(all.length).toBeLessThanOrEqual(limit + 2);
+    }
   });
 });

@@ -14,8 +14,10 @@ export interface HybridSearchRequest {
   limit: number;
   types?: readonly MemoryType[];
   /**
-   * Which of the candidate ids recall may show (rows that exist and are not stale); the others are dropped
-   * before fusion, so an entry being forgotten or re-indexed never sets the scale of the scores. Absent: all.
+   * Which of the given candidate ids recall may show (rows that exist and are not stale); the others are
+   * dropped before fusion, so an entry being forgotten or re-indexed never shows nor sets the scale of the
+   * scores. Called with the ids that decide the answer (see {@link hybridSearch}), possibly more than once,
+   * never twice with one id. Absent: all.
    */
   visible?: (ids: readonly string[]) => Promise<ReadonlySet<string>>;
 }
@@ -23,14 +25,21 @@ export interface HybridSearchRequest {
 /**
  * Hybrid recall through the port only, so it works the same on every adapter:
  * 1. `searchDense` and `searchSparse` (query terms counted once), {@link hybridCandidateDepth}(limit)
- *    candidates each, in parallel; with `request.visible`, the candidates recall may not show are dropped;
+ *    candidates each, in parallel;
  * 2. `scoreDense` for keyword hits that the dense search did not return, so that every candidate has its
  *    exact cosine (without it keyword-only hits rank as if unrelated: LoCoMo R@10 68.8 → 58.7);
  * 3. {@link convexScoreFusion} with {@link HYBRID_FUSION}, best first, cut to `limit`.
+ * With `request.visible`, the candidates recall may not show (forgotten, half-written, stale while
+ * re-indexed) are left out before fusion, so they neither show nor set the scale of the scores. Only the
+ * candidates that can matter are asked about: the first `limit` of the fusion and the ones holding the
+ * highest cosine and the highest BM25 (the fusion's normalisers); a hidden one among them is dropped and
+ * the fusion redone, until all of them are visible. The answer is the same as filtering every candidate
+ * first (the others change neither the normalisers nor the first `limit`), for a row read of about
+ * `limit` + 2 ids instead of up to 2 × the candidate depth.
  * Each hit carries the fusion `score` (the order), its `relevance` (the API's `similarity`: the same order
  * in 0..1) and `similarity` (the cosine).
  * Variants the service does not use (RRF, RM3 feedback, other fusion weights and candidate depths) are
- * measured in bench/locomo-offline/tune.ts. Errors of the index propagate.
+ * measured in bench/locomo-offline/tune.ts. Errors of the index and of `visible` propagate.
  */
 export async function hybridSearch(index: VectorIndex, request: HybridSearchRequest): Promise<HybridHit[]> {
   const limit = Math.max(0, Math.floor(request.limit));
@@ -41,13 +50,30 @@ export async function hybridSearch(index: VectorIndex, request: HybridSearchRequ
     index.searchDense(request.vector, search),
     keywords.indices.length > 0 ? index.searchSparse(keywords, search) : Promise.resolve([]),
   ]);
-  if (request.visible) {
-    const shown = await request.visible([...new Set([...dense, ...sparse].map((hit) => hit.id))]);
-    dense = dense.filter((hit) => shown.has(hit.id));
-    sparse = sparse.filter((hit) => shown.has(hit.id));
-  }
   const inDense = new Set(dense.map((hit) => hit.id));
   const missing = sparse.filter((hit) => !inDense.has(hit.id)).map((hit) => hit.id);
   const cosines = missing.length > 0 ? await index.scoreDense(request.vector, request.tenant, missing) : new Map<string, number>();
-  return convexScoreFusion({ dense, sparse, cosines }, HYBRID_FUSION).slice(0, limit);
+  const shown = new Set<string>();
+  for (;;) {
+    const fused = convexScoreFusion({ dense, sparse, cosines }, HYBRID_FUSION);
+    if (!request.visible) return fused.slice(0, limit);
+    const top = fused.slice(0, limit);
+    const anchors = [...top, argmax(fused, (h) => h.similarity ?? -Infinity), argmax(fused, (h) => h.bm25)];
+    const unknown = [...new Set(anchors.filter((h): h is HybridHit => h !== undefined).map((h) => h.id))].filter((id) => !shown.has(id));
+    if (unknown.length === 0) return top;
+    const visible = await request.visible(unknown);
+    const hidden = new Set(unknown.filter((id) => !visible.has(id)));
+    for (const id of unknown) if (!hidden.has(id)) shown.add(id);
+    if (hidden.size > 0) {
+      dense = dense.filter((hit) => !hidden.has(hit.id));
+      sparse = sparse.filter((hit) => !hidden.has(hit.id));
+    }
+  }
+}
+
+/** The hit with the largest `key` (the first of equals), or undefined for none. */
+function argmax(hits: readonly HybridHit[], key: (hit: HybridHit) => number): HybridHit | undefined {
+  let best: HybridHit | undefined;
+  for (const hit of hits) if (best === undefined || key(hit) > key(best)) best = hit;
+  return best;
 }

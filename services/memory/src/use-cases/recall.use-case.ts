@@ -30,7 +30,7 @@ export class RecallUseCase {
    * "Fairness between agents") in `recordId`. Errors: RATE_LIMITED when too many of the agent's calls wait.
    */
   async execute({ agentId, recordId, body }: MemoryRecallMessage): Promise<RecallResponse> {
-    let rows = new Map<string, RecallableRow>();
+    const rows = new Map<string, RecallableRow>();
     const ranked = await this.scheduler.run(agentId, RECALL_COST, async () => {
       // A call that waited past its deadline is answered 500 by the gateway already: skip its work.
       const deadline = requestDeadline();
@@ -42,8 +42,9 @@ export class RecallUseCase {
       // Candidates without a visible row (half-written, being forgotten, stale while re-indexed) are dropped
       // before fusion: they neither show nor set the scale of the scores (docs/api.md, "Recall").
       const visible = async (ids: readonly string[]) => {
-        rows = new Map((await this.repository.findMany(recordId, ids)).map((r) => [r.id, r]));
-        return new Set(rows.keys());
+        const found = await this.repository.findMany(recordId, ids);
+        for (const row of found) rows.set(row.id, row);
+        return new Set(found.map((r) => r.id));
       };
       return hybridSearch(this.index, { tenant: recordId, vector, query: body.query, limit: body.limit, types: body.types, visible });
     });
