@@ -48,3 +48,4 @@ export * from './ops/ops-endpoints';
 export * from './ops/ops-listener';
 export * from './ops/ops.module';
 export * from './launcher';
+export * from './caching/cache-invalidations';

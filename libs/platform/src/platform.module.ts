@@ -4,6 +4,7 @@ import { BLOB_STORE } from './blob-store/blob-store.port';
 import { FilesystemBlobStore } from './blob-store/filesystem.blob-store';
 import { BUS_REQUEST_TIMEOUT_MS, BUS_TRANSPORT_CLIENT, BusClient } from './bus/bus-client';
 import { InProcessClient, type InProcessBus } from './bus/in-process.transport';
+import { CACHE_INVALIDATIONS, InProcessCacheInvalidations } from './caching/cache-invalidations';
 import { DATABASE, type Database } from './database/database.port';
 import { PgliteDatabase } from './database/pglite.database';
 import { InProcessJobQueue } from './jobs/in-process.job-queue';
@@ -63,8 +64,10 @@ export class PlatformModule {
         { provide: BUS_REQUEST_TIMEOUT_MS, useValue: options.busRequestTimeoutMs },
         BusClient,
         StandaloneAdapters,
+        // One process: a writer's change notice reaches every cache before it answers (caching/cache-invalidations.ts).
+        { provide: CACHE_INVALIDATIONS, useValue: new InProcessCacheInvalidations() },
       ],
-      exports: [DATA_DIR, DATABASE, BLOB_STORE, JOB_QUEUE, BUS_TRANSPORT_CLIENT, BusClient],
+      exports: [DATA_DIR, DATABASE, BLOB_STORE, JOB_QUEUE, BUS_TRANSPORT_CLIENT, BusClient, CACHE_INVALIDATIONS],
     };
   }
 }

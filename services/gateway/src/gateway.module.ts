@@ -5,6 +5,7 @@ import { AgentAuthenticator } from './auth/agent-authenticator';
 import { AgentKeyGuard } from './auth/agent-key.guard';
 import { ClaimedAgentGuard, HumanSessionGuard } from './auth/human-session.guard';
 import { RecordAccessGuard } from './auth/record-access.guard';
+import { ResolutionCache } from './auth/resolution-cache';
 import { InMemoryReplayCache, REPLAY_CACHE, type ReplayCache } from './auth/replay-cache';
 import { WalletSignatureGuard } from './auth/wallet-signature.guard';
 import { defaultPaymentSettlement } from './billing/chain.payment-settlement';
@@ -85,6 +86,7 @@ export class GatewayModule {
         GatewayLifecycle,
         UsageRecorder,
         AgentAuthenticator,
+        ResolutionCache,
         AgentKeyGuard,
         WalletSignatureGuard,
         HumanSessionGuard,

@@ -117,6 +117,7 @@ export const AgentsCreateMessageSchema = z.object({ body: CreateAgentBodySchema 
 export const AgentsWalletChallengeMessageSchema = WalletChallengeBodySchema;
 export const AgentsGetMessageSchema = z.object({ agentId: AgentIdSchema });
 export const AgentsAuthenticateKeyMessageSchema = z.object({ agentKey: z.string().min(1).max(512) });
-export const AgentsAuthenticateKeyReplySchema = PrincipalSchema;
+/** The key's principal and when the key ends (null: no end), so the gateway never caches it longer. */
+export const AgentsAuthenticateKeyReplySchema = PrincipalSchema.extend({ keyExpiresAt: z.iso.datetime().nullable().optional() });
 export const AgentsGetWalletMessageSchema = z.object({ agentId: AgentIdSchema });
 export const AgentsGetWalletReplySchema = z.object({ agentId: AgentIdSchema, mode: AgentModeSchema, walletAddress: WalletAddressSchema, keyEnvironment: KeyEnvironmentSchema });

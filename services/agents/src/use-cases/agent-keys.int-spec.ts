@@ -24,7 +24,7 @@ const seedAgent = (environment: 'live' | 'test' = 'live') =>
 describe('agent keys', () => {
   it('authenticates a key by its hash and never stores the key itself', async () => {
     const { agentId, key } = await seedAgent();
-    expect(await keys.authenticate({ agentKey: key })).toEqual({ agentId, keyEnvironment: 'live', mode: 'cloud' });
+    expect(await keys.authenticate({ agentKey: key })).toEqual({ agentId, keyEnvironment: 'live', mode: 'cloud', keyExpiresAt: null });
     const rows = await prisma.agentKey.findMany({ where: { agentId } });
     expect(JSON.stringify(rows, (_k, v) => (typeof v === 'bigint' ? String(v) : v))).not.toContain(key.slice(9));
     await expect(keys.authenticate({ agentKey: key.replace('_live_', '_test_') })).rejects.toMatchObject({ code: 'UNAUTHORIZED' });

@@ -1,4 +1,5 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import { CACHE_INVALIDATIONS, type CacheInvalidations } from '@agent-memory/platform';
 import {
   AgentKeyIdSchema,
   type AgentKeyInfo,
@@ -45,14 +46,18 @@ export class AgentKeysUseCases {
     @Inject(AGENT_KEY_PREFIX) private readonly keyPrefix: string,
     @Inject(KEY_ROTATION_GRACE_SECONDS) private readonly defaultGraceSeconds: number,
     @Inject(CLOCK) private readonly clock: Clock,
+    /** Told after a rotation or revocation commits, so no cached authentication outlives it (standalone). */
+    @Optional() @Inject(CACHE_INVALIDATIONS) private readonly invalidations?: CacheInvalidations,
   ) {}
 
   /**
-   * The principal of a presented agent key (`Authorization: Bearer <agent key>`). UNAUTHORIZED when
-   * malformed, unknown, revoked, or expired after a rotation.
+   * The principal of a presented agent key (`Authorization: Bearer <agent key>`) and when the key ends
+   * (`keyExpiresAt`, ISO 8601; null while it has no end), so that a cache never keeps it longer. UNAUTHORIZED
+   * when malformed, unknown, revoked, or expired after a rotation.
    */
-  async authenticate({ agentKey }: AuthenticateKeyMessage): Promise<Principal> {
-    return (await this.validKey(agentKey)).principal;
+  async authenticate({ agentKey }: AuthenticateKeyMessage): Promise<Principal & { keyExpiresAt: string | null }> {
+    const { principal, key } = await this.validKey(agentKey);
+    return { ...principal, keyExpiresAt: key.expiresAt?.toISOString() ?? null };
   }
 
   /**
@@ -99,6 +104,7 @@ export class AgentKeysUseCases {
       if (requestedBy === 'agent' && graceSeconds === 0) await tx.deleteClaim(agentId);
       return { created, previous, issued };
     });
+    this.invalidations?.publish('agent-keys', agentId);
     return { agentKey: issued.key, key: toKeyInfo(created, now), previousKeys: previous.map((k) => toKeyInfo(k, now)) };
   }
 
@@ -117,6 +123,7 @@ export class AgentKeysUseCases {
       if (requestedBy === 'agent') await tx.deleteClaim(agentId);
       return revoked;
     });
+    this.invalidations?.publish('agent-keys', agentId);
     return { revoked: true, key: toKeyInfo(revoked, now) };
   }
 }

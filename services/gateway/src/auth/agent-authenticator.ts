@@ -17,6 +17,7 @@ import {
 import { BusClient } from '@agent-memory/platform';
 import { GATEWAY_OPTIONS, type GatewayOptions, signatureRealmOf } from '../gateway.options';
 import { REPLAY_CACHE, type ReplayCache } from './replay-cache';
+import { ResolutionCache } from './resolution-cache';
 import type { GatewayRequest, HumanOnRequest } from './request-context';
 import { parseSignatureHeader, signatureMessage, type SignatureRealm, verifyWalletSignature } from './wallet-signature';
 
@@ -49,6 +50,7 @@ export class AgentAuthenticator {
     private readonly bus: BusClient,
     @Inject(REPLAY_CACHE) private readonly replays: ReplayCache,
     @Inject(GATEWAY_OPTIONS) private readonly options: GatewayOptions,
+    private readonly resolutions: ResolutionCache,
   ) {
     this.realm = signatureRealmOf(options);
   }
@@ -56,9 +58,9 @@ export class AgentAuthenticator {
   /** The deployment every accepted signature must name (domain and chain id). */
   private readonly realm: SignatureRealm;
 
-  /** `Bearer <agent key>` → the key's agent. */
+  /** `Bearer <agent key>` → the key's agent (asked of the agents service, or cached: {@link ResolutionCache}). */
   async byAgentKey(agentKey: string): Promise<Principal> {
-    return this.bus.request(SUBJECTS.agents.authenticateKey, { agentKey }, AgentsAuthenticateKeyReplySchema);
+    return this.resolutions.principal(agentKey, () => this.bus.request(SUBJECTS.agents.authenticateKey, { agentKey }, AgentsAuthenticateKeyReplySchema));
   }
 
   /** `Signature <timestamp>:<walletAddress>:<signature>` → the `local` agent of that wallet. */

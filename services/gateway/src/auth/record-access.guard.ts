@@ -3,6 +3,7 @@ import { DomainError, ForbiddenError, NotFoundError, type Principal, RecordIdSch
 import { BusClient } from '@agent-memory/platform';
 import { recordOwnerProven } from '../billing/payment-state';
 import { type GatewayRequest, principalOf } from './request-context';
+import { ResolutionCache } from './resolution-cache';
 
 /** The one refusal a test key gets for any record that is not its own agent's (live, another agent's, unknown or malformed alike). */
 export const TEST_KEY_REFUSAL = 'A test key cannot access live data: it reaches only its own agent’s test records';
@@ -20,7 +21,10 @@ export const TEST_KEY_REFUSAL = 'A test key cannot access live data: it reaches 
  */
 @Injectable()
 export class RecordAccessGuard implements CanActivate {
-  constructor(private readonly bus: BusClient) {}
+  constructor(
+    private readonly bus: BusClient,
+    private readonly resolutions: ResolutionCache,
+  ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const req = context.switchToHttp().getRequest<GatewayRequest>();
@@ -30,7 +34,9 @@ export class RecordAccessGuard implements CanActivate {
     // A call paid with a Payment credential: PaymentAuthGuard already proved the payer owns this record.
     if (recordOwnerProven(req, recordId.data)) return true;
     try {
-      await this.bus.request(SUBJECTS.records.resolveAccess, { agentId: principal.agentId, recordId: recordId.data }, RecordSchema);
+      await this.resolutions.recordAccess(principal.agentId, recordId.data, () =>
+        this.bus.request(SUBJECTS.records.resolveAccess, { agentId: principal.agentId, recordId: recordId.data }, RecordSchema),
+      );
     } catch (err) {
       if (err instanceof DomainError && err.code === 'NOT_FOUND') throw notOwn(principal);
       throw err;

@@ -1,4 +1,5 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import { CACHE_INVALIDATIONS, type CacheInvalidations } from '@agent-memory/platform';
 import { type DeleteRecordResponse, EVENTS, newId, type RecordDeletedEvent, ValidationError } from '@agent-memory/shared';
 import { RecordsRepository } from '../persistence/records.repository';
 import type { DeleteRecordMessage } from '../records.messages';
@@ -17,6 +18,8 @@ export class DeleteRecordUseCase {
   constructor(
     private readonly records: RecordsRepository,
     private readonly outbox: PublishOutboxUseCase,
+    /** Told of every deleted record after the commit, so no cached access check outlives it (standalone). */
+    @Optional() @Inject(CACHE_INVALIDATIONS) private readonly invalidations?: CacheInvalidations,
   ) {}
 
   async execute({ agentId, recordId, cascade }: DeleteRecordMessage): Promise<DeleteRecordResponse> {
@@ -37,6 +40,7 @@ export class DeleteRecordUseCase {
       await tx.addOutboxEvent({ id: event.eventId, subject: EVENTS.recordDeleted, payload: event });
       return order;
     });
+    for (const id of ids) this.invalidations?.publish('records', id);
     // The event is committed: publishing is only a trigger (the relay retries), so a slow bus never fails the delete.
     void this.outbox.execute();
     return { deleted: true, id: recordId, deletedRecordIds: ids };
