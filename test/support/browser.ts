@@ -1,3 +1,4 @@
+import AxeBuilder from '@axe-core/playwright';
 import { existsSync, mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
@@ -145,4 +146,16 @@ export async function sessionTokenOf(page: Page): Promise<string> {
   const token = await page.evaluate(() => sessionStorage.getItem('agent-memory.session'));
   if (!token) throw new Error('the dashboard holds no session');
   return token;
+}
+
+/**
+ * axe-core (`@axe-core/playwright`) on the page as it is now: prints one line per violation of any impact
+ * (`axe <name>: <impact> <rule>: <help> (<n> nodes: <selectors>)`), or `axe <name>: no violations`, and
+ * fails the test on a serious or critical one (docs/dashboard.md, "Accessibility").
+ */
+export async function expectAccessible(page: Page, name: string): Promise<void> {
+  const { violations } = await new AxeBuilder({ page }).analyze();
+  if (violations.length === 0) console.log(`axe ${name}: no violations`);
+  for (const v of violations) console.log(`axe ${name}: ${v.impact} ${v.id}: ${v.help} (${v.nodes.length} nodes: ${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
+  expect(violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id)).toEqual([]);
 }

@@ -6,10 +6,9 @@
  * its calls shown (per day and per operation, charts and tables), and the claim released.
  * Also the agents page at phone size (390x844). Debian Chromium against a real standalone server.
  */
-import AxeBuilder from '@axe-core/playwright';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { ApiClient } from '@agent-memory/testing';
-import { addVirtualAuthenticator, type DashboardServer, launchChromium, openPage, screenshot, sessionTokenOf, signUpWithPasskey, startDashboardServer } from '@agent-memory/test-support';
+import { expectAccessible, addVirtualAuthenticator, type DashboardServer, launchChromium, openPage, screenshot, sessionTokenOf, signUpWithPasskey, startDashboardServer } from '@agent-memory/test-support';
 
 let server: DashboardServer;
 let browser: Browser;
@@ -24,12 +23,6 @@ afterAll(async () => {
   await server?.close({ removeData: true });
 });
 
-/** axe-core on the page as it is: prints every violation, fails on serious or critical ones. */
-async function expectAccessible(page: Page, name: string): Promise<void> {
-  const { violations } = await new AxeBuilder({ page }).analyze();
-  for (const v of violations) console.log(`axe ${name}: ${v.impact} ${v.id}: ${v.help} (${v.nodes.length} nodes: ${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
-  expect(violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id)).toEqual([]);
-}
 
 /** The status of `GET /api/v1/agents/keys` with `key` (a free call every valid key may make). */
 const keyStatus = async (key: string) => (await api.request('GET', '/api/v1/agents/keys', { key })).status;

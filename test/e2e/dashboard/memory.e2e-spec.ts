@@ -6,10 +6,9 @@
  * (then the agent's own recall no longer finds it), opens a file, and deletes a record (then the API answers
  * 404). Axe finds no serious or critical violation on either page; the phone layout does not scroll sideways.
  */
-import AxeBuilder from '@axe-core/playwright';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { ApiClient } from '@agent-memory/testing';
-import { addVirtualAuthenticator, type DashboardServer, launchChromium, openPage, screenshot, sessionTokenOf, signUpWithPasskey, startDashboardServer } from '@agent-memory/test-support';
+import { expectAccessible, addVirtualAuthenticator, type DashboardServer, launchChromium, openPage, screenshot, sessionTokenOf, signUpWithPasskey, startDashboardServer } from '@agent-memory/test-support';
 
 let server: DashboardServer;
 let browser: Browser;
@@ -35,13 +34,6 @@ const MEMORIES = [
   { path: 'garden/roses', type: 'fact', content: 'The climbing roses by the gate bloom in June.' },
 ] as const;
 
-/** Fails with the axe report when the page has a serious or critical accessibility violation. */
-async function expectAccessible(page: Page, name: string) {
-  const { violations } = await new AxeBuilder({ page }).analyze();
-  const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  if (bad.length) console.log(`axe on ${name}:\n${bad.map((v) => `${v.impact} ${v.id}: ${v.help}\n  ${v.nodes.map((n) => n.target.join(' ')).join('\n  ')}`).join('\n')}`);
-  expect(bad.map((v) => v.id)).toEqual([]);
-}
 
 async function recallIds(recordId: string, agentKey: string, query: string): Promise<string[]> {
   const answer = await api.request('POST', `/api/v1/records/${recordId}/recall`, { key: agentKey, body: { query, limit: 50 } });

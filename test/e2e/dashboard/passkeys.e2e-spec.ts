@@ -7,9 +7,8 @@
  * of the account, which the registration options exclude, so adding from it is refused (InvalidStateError,
  * checked here as the "already has a passkey" message); a human adds a passkey from another device.
  */
-import AxeBuilder from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
-import { addVirtualAuthenticator, type DashboardServer, launchChromium, openPage, screenshot, signUpWithPasskey, startDashboardServer } from '@agent-memory/test-support';
+import { expectAccessible, addVirtualAuthenticator, type DashboardServer, launchChromium, openPage, screenshot, signUpWithPasskey, startDashboardServer } from '@agent-memory/test-support';
 
 let server: DashboardServer;
 let browser: Browser;
@@ -22,12 +21,6 @@ afterAll(async () => {
   await server?.close({ removeData: true });
 });
 
-/** axe-core on the page as it is: prints every violation, fails on serious or critical ones. */
-async function expectAccessible(page: Page, name: string): Promise<void> {
-  const { violations } = await new AxeBuilder({ page }).analyze();
-  for (const v of violations) console.log(`axe ${name}: ${v.impact} ${v.id}: ${v.help} (${v.nodes.length} nodes: ${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
-  expect(violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id)).toEqual([]);
-}
 
 /** `POST /api/v1/auth/logout` with `token`: ends that session on the server; answers the HTTP status. */
 async function logoutOnServer(token: string): Promise<number> {

@@ -7,12 +7,11 @@
  * after the account claimed another agent with a passkey session, the page lists only the wallet's agent,
  * says why, offers no claim, and shows the API's 403 on the other agent's page.
  */
-import AxeBuilder from '@axe-core/playwright';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { ApiClient } from '@agent-memory/testing';
-import { addVirtualAuthenticator, createAgentWithWallet, type DashboardServer, launchChromium, openPage, startDashboardServer } from '@agent-memory/test-support';
+import { expectAccessible, addVirtualAuthenticator, createAgentWithWallet, type DashboardServer, launchChromium, openPage, startDashboardServer } from '@agent-memory/test-support';
 
 let server: DashboardServer;
 let browser: Browser;
@@ -27,12 +26,6 @@ afterAll(async () => {
   await server?.close({ removeData: true });
 });
 
-/** axe-core on the page as it is: prints every violation, fails on serious or critical ones. */
-async function expectAccessible(page: Page, name: string): Promise<void> {
-  const { violations } = await new AxeBuilder({ page }).analyze();
-  for (const v of violations) console.log(`axe ${name}: ${v.impact} ${v.id}: ${v.help} (${v.nodes.length} nodes: ${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
-  expect(violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id)).toEqual([]);
-}
 
 it('signs in with an injected EIP-1193 wallet backed by a viem account; the wallet’s agent is listed', async () => {
   const account = privateKeyToAccount(generatePrivateKey());
