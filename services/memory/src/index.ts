@@ -2,20 +2,35 @@ export * from './memory.module';
 export { VectorIndexServiceModule } from './vector-index/vector-index.module';
 export * from './use-cases/check-memories';
 export * from './memory-check.stores';
+export { RememberUseCase } from './use-cases/remember.use-case';
 
 // Recall, embedding and index building blocks, for the benchmarks (bench/) that measure them outside
 // the service; the service itself reaches them through MemoryModule.
 export { PrototypeMemoryTypeClassifier } from './classification/prototype.memory-type-classifier';
-export { EMBEDDER, type Embedder } from './embedding/embedder.port';
+export { EMBEDDER, type EmbedOptions, type Embedder } from './embedding/embedder.port';
 export { boundForUseLite, loadUseLiteRunner, UseLiteEmbedder } from './embedding/use-lite.embedder';
-export { loadOnnxUseLiteRunner } from './embedding/onnx/onnx-use-lite.runner';
-export { ensureUseLiteOnnxModel } from './embedding/onnx/use-lite-onnx-cache';
+export { DEFAULT_INTRA_OP_THREADS, loadOnnxUseLiteRunner } from './embedding/onnx/onnx-use-lite.runner';
+export { ensureUseLiteOnnxModel, useLiteModelPackage } from './embedding/onnx/use-lite-onnx-cache';
+export { normaliseL2 } from './embedding/vector-math';
 export { type UseLiteTokenizerParts, WindowedUseLiteTokenizer } from './embedding/use-lite.tokenizer';
-export { chunkForEmbedding } from './recall/document-embedding';
+export { chunkForEmbedding, embedDocument } from './recall/document-embedding';
+export {
+  contextDepth,
+  contextOf,
+  contextOptionsFor,
+  contextualEntry,
+  type ContextOptions,
+  type ContextSource,
+  DEFAULT_CONTEXT,
+  gateCosine,
+  NO_CONTEXT,
+} from './recall/contextual-index';
+export { USE_LITE_MEAN } from './recall/use-lite-mean';
 export {
   type ConvexFusionOptions,
   convexScoreFusion,
   HYBRID_FUSION,
+  hybridCandidateDepth,
   type HybridCandidates,
   type HybridHit,
 } from './recall/hybrid-ranking';

@@ -1,5 +1,6 @@
 import { dot } from '../embedding/vector-math';
-import { contextDepth, contextOf, contextualEntry, DEFAULT_CONTEXT, NO_CONTEXT, type ContextSource } from './contextual-index';
+import { contextDepth, contextOf, contextOptionsFor, contextualEntry, DEFAULT_CONTEXT, gateCosine, NO_CONTEXT, type ContextSource } from './contextual-index';
+import { USE_LITE_MEAN } from './use-lite-mean';
 
 const T0 = Date.parse('2026-11-25T10:00:00Z');
 /** The default weights and gap without the similarity gate (the sources below are orthogonal). */
@@ -24,10 +25,10 @@ describe('contextualEntry (contextual indexing)', () => {
     expect(entry.sparse.values).toEqual([1, 2 + 0.5 * 1, 0.5 * 2, 0.25 * 4]);
   });
 
-  it('blends the dense vector as normalise(own + 0.5 · previous + 0.25 · the one before)', () => {
+  it('blends the dense vector as normalise(own + 0.25 · previous + 0.125 · the one before)', () => {
     const { dense } = contextualEntry(self, [previous, beforeThat], UNGATED);
-    const norm = Math.hypot(1, 0.5, 0.25);
-    expect(Array.from(dense).map((x) => Number(x.toFixed(6)))).toEqual([1 / norm, 0.5 / norm, 0.25 / norm, 0].map((x) => Number(x.toFixed(6))));
+    const norm = Math.hypot(1, 0.25, 0.125);
+    expect(Array.from(dense).map((x) => Number(x.toFixed(6)))).toEqual([1 / norm, 0.25 / norm, 0.125 / norm, 0].map((x) => Number(x.toFixed(6))));
     expect(dot(dense, dense)).toBeCloseTo(1, 6);
   });
 
@@ -68,5 +69,27 @@ describe('contextualEntry (contextual indexing)', () => {
     expect(contextDepth(DEFAULT_CONTEXT)).toBe(2);
     const own = contextualEntry(self, [previous, beforeThat], NO_CONTEXT);
     expect(own).toEqual({ dense: self.dense, sparse: self.sparse });
+  });
+
+  it('gates on the cosine of the two vectors minus the centre, when the centre has their dimension', () => {
+    const centre = Float32Array.from([0.6, 0, 0, 0]);
+    const a = Float32Array.from([0.8, 0.6, 0, 0]);
+    const b = Float32Array.from([0.8, -0.6, 0, 0]);
+    // raw: 0.64 - 0.36 = 0.28; centred: (0.2, 0.6) · (0.2, -0.6) / 0.4 = -0.8: unrelated once the common part is gone
+    expect(gateCosine(a, b)).toBeCloseTo(0.28, 6);
+    expect(gateCosine(a, b, centre)).toBeCloseTo(-0.8, 6);
+    expect(gateCosine(a, b, Float32Array.from([0.6, 0]))).toBeCloseTo(0.28, 6); // another dimension: raw
+    const options = { ...DEFAULT_CONTEXT, centre, minSimilarity: 0.25 };
+    const mine = { ...self, dense: a };
+    expect(contextOf(mine, [{ ...previous, dense: b }], { ...options, centre: undefined })).toHaveLength(1);
+    expect(contextOf(mine, [{ ...previous, dense: b }], options)).toEqual([]);
+  });
+
+  it('centres on USE-lite\'s mean for use-lite@512 only; any other embedder gates on the raw cosine at 0.5', () => {
+    expect(USE_LITE_MEAN).toHaveLength(512);
+    expect(Math.hypot(...USE_LITE_MEAN)).toBeGreaterThan(0.3);
+    expect(contextOptionsFor('use-lite@512', DEFAULT_CONTEXT)).toBe(DEFAULT_CONTEXT);
+    expect(DEFAULT_CONTEXT.centre).toBe(USE_LITE_MEAN);
+    expect(contextOptionsFor('openai-compatible:text-embedding-3-small@1536', DEFAULT_CONTEXT)).toMatchObject({ minSimilarity: 0.5, centre: undefined, denseWeights: DEFAULT_CONTEXT.denseWeights });
   });
 });

@@ -1,5 +1,6 @@
 import { normaliseL2 } from '../embedding/vector-math';
 import type { SparseVector } from '../vector-index/vector-index.port';
+import { USE_LITE_MEAN } from './use-lite-mean';
 
 /**
  * Contextual indexing (docs/api.md, "Recall"; docs/configuration.md, "Recall"): a memory is indexed with
@@ -19,10 +20,16 @@ export interface ContextOptions {
   gapSeconds: number;
   /**
    * A predecessor lends only if the cosine of its own vector and that of the memory after it (the memory
-   * itself for the previous one) is at least this: neighbours written together but about unrelated things
-   * lend nothing.
+   * itself for the previous one), both first centred on {@link centre}, is at least this: neighbours written
+   * together but about unrelated things lend nothing.
    */
   minSimilarity: number;
+  /**
+   * The vector subtracted from both before the gate's cosine: the embedder's common component (for
+   * USE-lite, {@link USE_LITE_MEAN}), which makes the raw cosines of unrelated texts high and close
+   * together. Absent, or of another dimension than the vectors: the raw cosine.
+   */
+  centre?: Float32Array;
   /** Weight of the i-th predecessor's term frequencies (newest first); its length is the context depth. */
   keywordWeights: readonly number[];
   /** Weight of the i-th predecessor's unit vector in the normalised blend (newest first). */
@@ -33,22 +40,41 @@ export interface ContextOptions {
 export const DEFAULT_CONTEXT_GAP_SECONDS = 1_800;
 
 /**
- * The service's contextual indexing: on, two predecessors weighted 0.5 and 0.25 on both sides, each
- * lending only if its cosine with the memory after it is at least 0.5. Why the gate: memories written
- * together but unrelated (a fact store filled in one sitting) must not lend each other words. Measured
- * through HTTP (bench/locomo.bench.ts on 2 conversations; bench/paraphrase.bench.ts recall@3, 108 unrelated
- * memories in random order; off: 62.5): without gate LoCoMo R@10 79.3, paraphrase 50.0; gate 0.35: 78.2,
- * 57.5; 0.4: 77.6, 59.2; 0.45: paraphrase 60.8; 0.5: 74.1, 62.5 (unchanged). Keywords-only context does
- * not save the paraphrase set (gate 0.4: 60.0), so the gate, not smaller dense weights, is the guard.
- * Consecutive LoCoMo turns have a median cosine of 0.59, consecutive unrelated memories of the set 0.20.
+ * The service's contextual indexing (for USE-lite; other embedders: {@link contextOptionsFor}): on, two
+ * predecessors, keywords weighted 0.5 and 0.25 and vectors 0.25 and 0.125, each predecessor lending only if
+ * its centred cosine with the memory after it (centre {@link USE_LITE_MEAN}) is at least 0.25.
+ *
+ * Why the gate: memories written together but unrelated (a fact store filled in one sitting) must not lend
+ * each other words. Raw USE-lite cosines separate the two cases poorly (consecutive LoCoMo turns: median
+ * 0.59; consecutive unrelated memories of the paraphrase set: 0.20, with a long tail), because the vectors
+ * share a large common component; centred on it, related neighbours keep a clear cosine and unrelated ones
+ * fall near 0 (the "all-but-the-top" observation, Mu & Viswanath, ICLR 2018). Measured offline with the
+ * service's own code (bench/locomo-offline/context-tune.ts, group `stateless`; all 10 LoCoMo conversations,
+ * R@5 / R@10; paraphrase set recall@3, bench/paraphrase.bench.ts's fixture), with the fusion of
+ * `HYBRID_FUSION` (α 0.84): this configuration 67.9 / 76.8, 66.7; the previous one (raw cosine ≥ 0.5,
+ * vectors 0.5 / 0.25, α 0.8) 65.3 / 73.3, 62.5; no gate 68.7 / 77.4, 50.0; no context 61.0 / 68.8, 62.5.
+ * Halving the dense weights kept LoCoMo and gave the paraphrase set back what the looser gate took.
  */
 export const DEFAULT_CONTEXT: ContextOptions = {
   enabled: true,
   gapSeconds: DEFAULT_CONTEXT_GAP_SECONDS,
-  minSimilarity: 0.5,
+  minSimilarity: 0.25,
+  centre: USE_LITE_MEAN,
   keywordWeights: [0.5, 0.25],
-  denseWeights: [0.5, 0.25],
+  denseWeights: [0.25, 0.125],
 };
+
+/** The gate for embedders without a known centre: the raw cosine, at the threshold used before centring. */
+const RAW_GATE = { minSimilarity: 0.5, centre: undefined } as const;
+
+/**
+ * The options for the embedder `embedderId`: `options` as they are for USE-lite (`use-lite@512`, whose
+ * centre they carry); for any other embedder, the gate becomes the raw cosine ≥ 0.5 (its common component
+ * is unknown). Pure.
+ */
+export function contextOptionsFor(embedderId: string, options: ContextOptions): ContextOptions {
+  return embedderId === 'use-lite@512' ? options : { ...options, ...RAW_GATE };
+}
 
 /** No context: each memory is indexed on its own content only. */
 export const NO_CONTEXT: ContextOptions = { ...DEFAULT_CONTEXT, enabled: false };
@@ -79,19 +105,35 @@ export function contextOf<T extends Pick<ContextSource, 'recordId' | 'createdAt'
   for (const p of predecessors.slice(0, contextDepth(options))) {
     if (p.recordId !== self.recordId) break;
     if (after.createdAt.getTime() - p.createdAt.getTime() > options.gapSeconds * 1_000) break;
-    if (options.minSimilarity > -1 && !(cosine(after.dense, p.dense) >= options.minSimilarity)) break;
+    if (options.minSimilarity > -1 && !(gateCosine(after.dense, p.dense, options.centre) >= options.minSimilarity)) break;
     taken.push(p);
     after = p;
   }
   return taken;
 }
 
-/** Dot product of two unit vectors (NaN when their lengths differ, which fails every threshold). */
-function cosine(a: Float32Array, b: Float32Array): number {
+/**
+ * Cosine of two unit vectors, each first minus `centre` when it has their dimension (else the plain dot
+ * product). NaN when the vectors' lengths differ or a centred vector is zero, which fails every threshold.
+ */
+export function gateCosine(a: Float32Array, b: Float32Array, centre?: Float32Array): number {
   if (a.length !== b.length) return NaN;
-  let sum = 0;
-  for (let i = 0; i < a.length; i++) sum += a[i] * b[i];
-  return sum;
+  if (!centre || centre.length !== a.length) {
+    let sum = 0;
+    for (let i = 0; i < a.length; i++) sum += a[i] * b[i];
+    return sum;
+  }
+  let ab = 0;
+  let aa = 0;
+  let bb = 0;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i] - centre[i];
+    const y = b[i] - centre[i];
+    ab += x * y;
+    aa += x * x;
+    bb += y * y;
+  }
+  return ab / Math.sqrt(aa * bb);
 }
 
 /**

@@ -42,7 +42,7 @@ describe('convexScoreFusion (TM2C2)', () => {
     const fused = convexScoreFusion({ dense: [{ id: 'd', score: 0.1 }], sparse: [{ id: 's', score: 1 }] }, HYBRID_FUSION);
     const keywordOnly = fused.find((h) => h.id === 's')!;
     expect(keywordOnly.similarity).toBeNull();
-    expect(keywordOnly.score).toBeCloseTo(0.2, 12);
+    expect(keywordOnly.score).toBeCloseTo(1 - HYBRID_FUSION.denseWeight, 12);
   });
 
   it('handles empty lists and a single side', () => {
@@ -64,14 +64,14 @@ describe('convexScoreFusion (TM2C2)', () => {
       expect(hit.relevance).toBeLessThanOrEqual(1);
       if (i > 0) expect(hit.relevance).toBeLessThanOrEqual(fused[i - 1].relevance);
     }
-    // Scaled by (max cos + 1) / 2: the dense part is absolute, 0.8 · (0.5 + 1) / 2 for 'close'.
-    expect(fused[1].relevance).toBeCloseTo(0.8 * 0.75, 12);
+    // Scaled by (max cos + 1) / 2: the dense part is absolute, α · (0.5 + 1) / 2 for 'close'.
+    expect(fused[1].relevance).toBeCloseTo(HYBRID_FUSION.denseWeight * 0.75, 12);
   });
 
   it('a recall whose best cosine is low has low relevance everywhere', () => {
     const weak = convexScoreFusion({ dense: [{ id: 'a', score: -0.5 }], sparse: [] });
-    expect(weak[0].score).toBeCloseTo(0.8, 12);
-    expect(weak[0].relevance).toBeCloseTo(0.8 * 0.25, 12);
+    expect(weak[0].score).toBeCloseTo(HYBRID_FUSION.denseWeight, 12);
+    expect(weak[0].relevance).toBeCloseTo(HYBRID_FUSION.denseWeight * 0.25, 12);
   });
 
   it('breaks ties by cosine, then by id', () => {

@@ -43,18 +43,22 @@ export interface ConvexFusionOptions {
 
 /**
  * The service's fusion: TM2C2 of Bruch, Gai & Ingber 2023 ("An Analysis of Fusion Functions for Hybrid
- * Retrieval", ACM TOIS 42(1)) with α = 0.8 on the dense side.
+ * Retrieval", ACM TOIS 42(1)) with α = 0.84 on the dense side.
  *
  * Why TM2C2: the paper finds a convex combination of scores beats RRF once a few labelled queries exist,
  * and that normalising with the theoretical minimum (−1 for cosine, 0 for BM25) and the observed maximum
  * is robust: the result does not depend on how many candidates were fetched or on the tenant's size, as
- * min-max over the candidates does. Why α = 0.8: cosines in −1..max take a narrow band after
+ * min-max over the candidates does. Why α ≈ 0.8: cosines in −1..max take a narrow band after
  * normalisation (a close memory ≈ 0.9, an unrelated one ≈ 0.7), so the dense side needs the larger
- * weight to move the order as much as BM25/max does. LoCoMo R@10 (bench/locomo-offline/tune.ts) by α:
- * 0.5 → 67.0, 0.6 → 67.6, 0.7 → 68.5, 0.8 → 68.8, 0.9 → 65.7; RRF (k = 60) 60.3, best RRF tried 67.1.
+ * weight to move the order as much as BM25/max does. Without contextual indexing, LoCoMo R@10
+ * (bench/locomo-offline/tune.ts) by α: 0.5 → 67.0, 0.6 → 67.6, 0.7 → 68.5, 0.8 → 68.8, 0.9 → 65.7; RRF
+ * (k = 60) 60.3, best RRF tried 67.1. Why 0.84 rather than 0.8: with contextual entries (which already
+ * carry their neighbours' keywords) it costs LoCoMo R@10 0.5 and gives the paraphrase set (unrelated
+ * memories, paraphrased questions) recall@3 66.7 instead of 60.0 (bench/locomo-offline/context-tune.ts,
+ * group `stateless`; the figures in recall/contextual-index.ts, DEFAULT_CONTEXT).
  * Revisit α with another embedder: its cosines have another spread.
  */
-export const HYBRID_FUSION: ConvexFusionOptions = { denseWeight: 0.8, denseFloor: -1 };
+export const HYBRID_FUSION: ConvexFusionOptions = { denseWeight: 0.84, denseFloor: -1 };
 
 /**
  * Convex combination of normalised scores (Bruch et al. 2023): score = α·dense' + (1 − α)·sparse', where

@@ -3,7 +3,7 @@ import { BLOB_STORE, type BlobStore, verifyBlob } from '@agent-memory/platform';
 import type { MemoryType } from '@agent-memory/shared';
 import { EMBEDDER, type Embedder } from '../embedding/embedder.port';
 import { MemoryRepository, type MemoryRow } from '../persistence/memory.repository';
-import { contextDepth, contextOf, contextualEntry, DEFAULT_CONTEXT, type ContextOptions, type ContextSource } from '../recall/contextual-index';
+import { contextDepth, contextOf, contextOptionsFor, contextualEntry, DEFAULT_CONTEXT, type ContextOptions, type ContextSource } from '../recall/contextual-index';
 import { embedDocument } from '../recall/document-embedding';
 import { encodeKeywords } from '../recall/keyword-encoder';
 import { VECTOR_INDEX, type VectorIndex } from '../vector-index/vector-index.port';
@@ -60,8 +60,13 @@ export class ContextualIndexer {
     @Inject(BLOB_STORE) private readonly blobs: BlobStore,
     @Inject(VECTOR_INDEX) private readonly index: VectorIndex,
     private readonly repository: MemoryRepository,
-    @Optional() @Inject(RECALL_CONTEXT) private readonly options: ContextOptions = DEFAULT_CONTEXT,
-  ) {}
+    @Optional() @Inject(RECALL_CONTEXT) options: ContextOptions = DEFAULT_CONTEXT,
+  ) {
+    this.options = contextOptionsFor(embedder.id, options);
+  }
+
+  /** The options in force for this embedder ({@link contextOptionsFor}). */
+  private readonly options: ContextOptions;
 
   /** Predecessors an entry may borrow from (0 when contextual indexing is off). */
   get depth(): number {
