@@ -16,6 +16,7 @@
  *   excluded from the averages. The counts are printed.
  */
 import { cpus } from 'node:os';
+import { RememberUseCase } from '@agent-memory/memory';
 import { ApiClient, type BenchAgent } from './lib/client';
 import { BENCH_ENV, seconds, startServer, warmUp } from './lib/server';
 import { peakRssMiB, runPool, since, summarise } from './lib/stats';
@@ -95,10 +96,13 @@ async function main(): Promise<void> {
       process.stdout.write(`  ${conversation.sampleId}: remembered ${conversation.turns.length} turns in ${seconds(ms)} (${((conversation.turns.length / ms) * 1000).toFixed(0)}/s)\n`);
     }
     const rememberWallMs = since(rememberStart);
-    // Contextual entries are written shortly after each remember (docs/configuration.md, "Recall"):
-    // `LOCOMO_SETTLE_SECONDS` waits that long before the questions, as an agent asking later would.
-    const settleSeconds = Number(process.env.LOCOMO_SETTLE_SECONDS ?? 0);
-    if (settleSeconds > 0) await new Promise((resolve) => setTimeout(resolve, settleSeconds * 1_000));
+    // Contextual entries are written shortly after each remember (docs/configuration.md, "Recall"): the
+    // questions come once the service has written them, as an agent asking later would
+    // (LOCOMO_SETTLE=0 asks at once, while they are still being written).
+    const settleStart = performance.now();
+    if (process.env.LOCOMO_SETTLE !== '0') await server.app.get(RememberUseCase, { strict: false }).contextSettled();
+    const settleMs = since(settleStart);
+    process.stdout.write(`contextual entries settled ${seconds(settleMs)} after the last remember\n`);
 
     // 2. Recall with every question; score against normalised evidence.
     const scored: Scored[] = [];
