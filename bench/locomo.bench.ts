@@ -23,7 +23,7 @@ import { peakRssMiB, runPool, since, summarise } from './lib/stats';
 import { printTable, type Cell } from './lib/table';
 import { loadLocomo, LOCOMO_PATH, type Conversation } from './locomo-offline/locomo-data';
 
-const CONCURRENCY = 8;
+const CONCURRENCY = Number(process.env.LOCOMO_CONCURRENCY ?? 8);
 const LIMIT = 25;
 const KS = [5, 10, 25] as const;
 /** LoCoMo paper, Table 3, dialogue-turn retrieval (DRAGON), all categories. */
@@ -100,9 +100,10 @@ async function main(): Promise<void> {
     // questions come once the service has written them, as an agent asking later would
     // (LOCOMO_SETTLE=0 asks at once, while they are still being written).
     const settleStart = performance.now();
-    if (process.env.LOCOMO_SETTLE !== '0') await server.app.get(RememberUseCase, { strict: false }).contextSettled();
+    const remembering = server.app.get(RememberUseCase, { strict: false });
+    if (process.env.LOCOMO_SETTLE !== '0') await remembering.contextSettled();
     const settleMs = since(settleStart);
-    process.stdout.write(`contextual entries settled ${seconds(settleMs)} after the last remember\n`);
+    process.stdout.write(`contextual entries settled ${seconds(settleMs)} after the last remember; ${remembering.contextSkipped} skipped (backlog full)\n`);
 
     // 2. Recall with every question; score against normalised evidence.
     const scored: Scored[] = [];

@@ -32,8 +32,14 @@ import { EnrichMemoryUseCase } from './enrich-memory.use-case';
 
 /** Contextual re-indexes after remember that run at once per process (model work: blob reads, embeddings). */
 const CONTEXT_CONCURRENCY = 2;
-/** Contextual re-indexes after remember that may wait per process; more are skipped (the own entry stays). */
-const CONTEXT_BACKLOG = 1_000;
+/**
+ * Contextual re-indexes after remember that may wait per process; more are skipped (the own entry stays).
+ * During a burst of writes the re-indexes mostly wait for the writes (one thread), so the backlog holds
+ * the burst: at 1,000, a LoCoMo import of 4 conversations (2,080 turns at ~60/s) skipped 613 and recall
+ * lost the context of those turns. Each waiting task holds the memory's own vector and keywords (~3 KB),
+ * so 20,000 bound it at about 60 MB.
+ */
+const CONTEXT_BACKLOG = 20_000;
 
 /** At most this many borrowers of a replaced memory are re-indexed by name inline; more: the whole record's stale ones. */
 const INLINE_BORROWERS = 1_000;
@@ -183,6 +189,11 @@ export class RememberUseCase {
     // already); other stale memories of the record are left to their own durable tasks.
     const borrowers = await this.repository.staleContext(task.recordId, INLINE_BORROWERS, { lender: id }).catch(() => undefined);
     await this.purge.runOrQueue({ ...task, borrowers: borrowers && borrowers.length < INLINE_BORROWERS ? borrowers : undefined }).catch(() => false);
+  }
+
+  /** Contextual re-indexes skipped since start because their backlog was full (those memories keep their own entry). */
+  get contextSkipped(): number {
+    return this.afterAnswer.skipped;
   }
 
   /** Resolves once the contextual re-indexes submitted after answering are done (tests; shutdown). */
