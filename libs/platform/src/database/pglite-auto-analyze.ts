@@ -93,6 +93,8 @@ export class AutoAnalyze {
         await this.target.analyze(table);
         this.rowsAtAnalysis.set(table, Math.max(0, await this.target.estimatedRows(table)));
       } catch (err) {
+        // Due again at its next write.
+        this.written.set(table, Infinity);
         this.onError(table, err);
       }
     }

@@ -39,10 +39,12 @@ export interface PglitePreparedClient {
  * reuses the parsed statement and, after its plan-cache rule (five custom plans), a generic plan. Measured
  * on a primary-key select: about 1 ms per `query` against about 0.08 ms prepared (docs/configuration.md, "The embedded database").
  *
- * Same results, errors and locking as PGlite's `query`: values are serialised with PGlite's serialisers for
- * the parameter types PostgreSQL inferred, rows parsed with its parsers and the caller's `options.parsers`
- * and `rowMode`, and a failed statement throws PGlite's `DatabaseError` (in a transaction it aborts the
- * transaction, as any statement error does). Calls outside a transaction wait for an open transaction
+ * Same results and locking as PGlite's `query`: values are serialised with PGlite's serialisers for the
+ * parameter types PostgreSQL inferred, rows parsed with its parsers and the caller's `options.parsers` and
+ * `rowMode`, and a failed statement throws PGlite's `DatabaseError` with the server's fields (without the
+ * `query` and `params` PGlite's `query` adds; in a transaction it aborts the transaction, as any statement
+ * error does). The options `paramTypes`, `blob` and `onNotice` are not supported (the Prisma adapter sets
+ * none). A call after the database closed throws. Calls outside a transaction wait for an open transaction
  * (PGlite's transaction mutex) and run one at a time (its query mutex).
  *
  * Memory: at most {@link PREPARED_STATEMENT_CAPACITY} statements are kept; the least recently used is
@@ -93,10 +95,14 @@ export function pglitePreparedClient(pg: PGlite, { capacity = PREPARED_STATEMENT
       // Without a serializer PGlite sends `value.toString()`; the adapter passes strings, numbers, bigints and booleans here.
       return serializer ? serializer(value) : (value as { toString(): string }).toString();
     });
-    const raw = await pg.execProtocolRaw(
+    // The stream form hands the backend's bytes to us only: PGlite's plain execProtocolRaw also parses
+    // them into its own message objects and keeps those until its next execProtocolStream.
+    const chunks: Uint8Array[] = [];
+    await pg.execProtocolRawStream(
       concat([protocol.serialize.bind({ statement: statement.name, values }), protocol.serialize.execute({}), protocol.serialize.sync()]),
-      { syncToFs: false },
+      { syncToFs: false, onRawData: (chunk) => chunks.push(chunk.slice()) },
     );
+    const raw = chunks.length === 1 ? chunks[0] : concat(chunks);
     const fields = statement.rows?.fields ?? [];
     const decoded = decodeExecution(raw, fields, options?.rowMode === 'array', fields.map((f) => options?.parsers?.[f.dataTypeID] ?? pg.parsers[f.dataTypeID]));
     if (decoded === 'error') {
@@ -112,10 +118,15 @@ export function pglitePreparedClient(pg: PGlite, { capacity = PREPARED_STATEMENT
     return decoded as Results<T>;
   }
 
+  const open = () => {
+    if (pg.closed) throw new Error('PGlite is closed');
+  };
+
   return {
     query: <T>(sql: string, params: unknown[] = [], options?: QueryOptions) =>
       pg._runExclusiveTransaction(() =>
         pg._runExclusiveQuery(async () => {
+          open();
           const result = await run<T>(sql, params, options);
           await pg.syncToFs();
           return result;
@@ -127,7 +138,10 @@ export function pglitePreparedClient(pg: PGlite, { capacity = PREPARED_STATEMENT
         work({
           query: <R>(sql: string, params: unknown[] = [], options?: QueryOptions) => {
             if (tx.closed) return Promise.reject(new Error('Transaction is closed'));
-            return pg._runExclusiveQuery(() => run<R>(sql, params, options));
+            return pg._runExclusiveQuery(() => {
+              open();
+              return run<R>(sql, params, options);
+            });
           },
           sql: (strings, ...params: unknown[]) => tx.sql(strings, ...params),
           exec: (sql, options) => tx.exec(sql, options),

@@ -31,9 +31,12 @@ export class ResolutionCache implements OnModuleDestroy {
     this.unsubscribe.push(invalidations.subscribe('records', (recordId) => this.access.invalidate(`record:${recordId}`)));
   }
 
-  /** Whether anything is cached in this process (standalone). */
+  /** Set at shutdown, when the change notices stop: nothing is cached or served from the cache any more. */
+  private closed = false;
+
+  /** Whether anything is cached in this process (standalone, until shutdown). */
   get enabled(): boolean {
-    return this.invalidations !== undefined;
+    return this.invalidations !== undefined && !this.closed;
   }
 
   /**
@@ -65,7 +68,9 @@ export class ResolutionCache implements OnModuleDestroy {
     this.access.set(key, true, token, { tags: [`record:${recordId}`] });
   }
 
+  /** Shutdown: the HTTP server may still answer calls after this hook, so caching stops with the notices. */
   onModuleDestroy(): void {
+    this.closed = true;
     for (const stop of this.unsubscribe.splice(0)) stop();
   }
 }

@@ -142,6 +142,9 @@ describe.each(['enforce', 'ledger'] as const)('billing mode %s: the ledger entry
     release();
     await Promise.all([waiting, shutdown]);
     expect((await billing.usage({ agentId, limit: 10, offset: 0 })).entries).toEqual([expect.objectContaining({ operation: 'recall', amountMicroUsd: 50_000 })]);
+    // once shutting down (the HTTP server still answers calls in flight), a call's entry is written before its answer
+    await usage.paid(request(agentId), { operation: 'context', recordId: newId('record'), call: () => Promise.resolve({ result: { id: 'y' }, replayed: false }), outcome });
+    expect((await billing.usage({ agentId, limit: 10, offset: 0 })).total).toBe(2);
   });
 });
 

@@ -96,6 +96,8 @@ export class UsageRecorder implements OnModuleDestroy {
   private readonly logger = new Logger(UsageRecorder.name);
   /** Ledger writes of answered calls still in progress, per agent ({@link afterAnswer}). */
   private readonly pending = new Map<string, Set<Promise<void>>>();
+  /** Set by shutdown: ledger writes are then made before the answer. */
+  private closing = false;
 
   constructor(
     private readonly bus: BusClient,
@@ -121,7 +123,7 @@ export class UsageRecorder implements OnModuleDestroy {
     if (this.options.billingMode === 'ledger' && (!o.replayed || o.commitId)) {
       const chargeId = newChargeId();
       const method = req.gateway?.authMethod ?? 'agent_key';
-      this.afterAnswer(principalOf(req).agentId, () => this.recordUsage(req, chargeId, p, o.commitId, method));
+      await this.afterAnswer(principalOf(req).agentId, () => this.recordUsage(req, chargeId, p, o.commitId, method));
     }
     return result;
   }
@@ -132,9 +134,9 @@ export class UsageRecorder implements OnModuleDestroy {
    * it. Never rejects (a failed write is logged for reconciliation).
    */
   async settled(agentId: string): Promise<void> {
-    for (let pending = this.pending.get(agentId); pending && pending.size > 0; pending = this.pending.get(agentId)) {
-      await Promise.all(pending);
-    }
+    // Only the writes pending now: an agent that keeps calling must not hold its own reads forever.
+    const pending = this.pending.get(agentId);
+    if (pending) await Promise.all([...pending]);
   }
 
   /** Waits for every ledger write still pending after its answer, of every agent. Never rejects. */
@@ -142,8 +144,13 @@ export class UsageRecorder implements OnModuleDestroy {
     while (this.pending.size > 0) await Promise.all([...this.pending.values()].flatMap((set) => [...set]));
   }
 
-  /** Shutdown: the pending ledger writes finish before the bus closes. */
+  /**
+   * Shutdown: from now on each ledger write is made before its answer (the HTTP server still answers the
+   * calls in flight after this hook), and the writes pending after earlier answers finish, while the bus and
+   * the database are still open (they close in later hooks).
+   */
   onModuleDestroy(): Promise<void> {
+    this.closing = true;
     return this.drained();
   }
 
@@ -151,9 +158,14 @@ export class UsageRecorder implements OnModuleDestroy {
    * Runs `write` (a ledger write after a successful call; it logs its own failure and never rejects) without
    * holding the answer: the caller's latency does not include the bookkeeping (docs/billing.md, "When the
    * ledger entry is written"). Tracked per agent for {@link settled} and for shutdown; at most one entry per
-   * call in flight, so memory follows the calls in progress.
+   * call in flight, so memory follows the calls in progress. Once shutting down, the write is awaited
+   * instead (resolves when it is done).
    */
-  private afterAnswer(agentId: string, write: () => Promise<unknown>): void {
+  private async afterAnswer(agentId: string, write: () => Promise<unknown>): Promise<void> {
+    if (this.closing) {
+      await write().catch(() => undefined);
+      return;
+    }
     let set = this.pending.get(agentId);
     if (!set) this.pending.set(agentId, (set = new Set()));
     const done: Promise<void> = write().then(
@@ -233,7 +245,7 @@ export class UsageRecorder implements OnModuleDestroy {
     }
     // After the answer: the price is already held; with a commit id the billing service charges the write
     // once (a repeat, a replay, is refunded there).
-    this.afterAnswer(principal.agentId, async () => {
+    await this.afterAnswer(principal.agentId, async () => {
       try {
         await requestWithRetry(this.bus, SUBJECTS.billing.commit, { chargeId, idempotencyKey: p.idempotencyKey, commitId }, LedgerEntrySchema);
       } catch (err) {

@@ -126,8 +126,8 @@ describe('DenseScan (1-bit pre-filter, exact re-scoring)', () => {
 });
 
 describe('DenseScan, staged pre-filter of large tenants', () => {
-  // 40,000 points of the same shape; at 100,000 real embedded memories (bench: tmp/index100k-style runs) the
-  // staged scan kept 99.5 % of the exact top-10 and 99.0 % of the exact top-50 at about half the time.
+  // 40,000 points of the same shape; at 100,000 embedded memories the staged scan kept 99.5 % of the exact
+  // top 10 and 99.0 % of the exact top 50 at about half the time (docs/configuration.md, "Vector index (embedded)").
   const { points, queries } = embeddingLike(40_000, 11);
   const index = indexOf(points, (i) => i % 2);
   const scan = new DenseScan();
