@@ -52,12 +52,22 @@ export interface DashboardServer extends TestServer {
   dashboardUrl: string;
 }
 
-/** Starts the real standalone system on a fixed free port so that `PASSKEY_ORIGINS` is `http://localhost:<port>`. */
+/**
+ * Starts the real standalone system on a fixed free port so that `PASSKEY_ORIGINS` is `http://localhost:<port>`.
+ * The port is chosen before the server binds it, so another test process may take it meanwhile
+ * (EADDRINUSE, seen in CI with two Jest workers): then it tries again with another port, up to 5 times.
+ */
 export async function startDashboardServer(options: { env?: Record<string, string>; dataDir?: string } = {}): Promise<DashboardServer> {
-  const port = await freePort();
-  const origin = `http://localhost:${port}`;
-  const server = await startStandaloneServer({ port, dataDir: options.dataDir, env: { PASSKEY_ORIGINS: origin, ...options.env } });
-  return Object.assign(server, { origin, dashboardUrl: `${origin}/dashboard/` });
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    const origin = `http://localhost:${port}`;
+    try {
+      const server = await startStandaloneServer({ port, dataDir: options.dataDir, env: { PASSKEY_ORIGINS: origin, ...options.env } });
+      return Object.assign(server, { origin, dashboardUrl: `${origin}/dashboard/` });
+    } catch (err) {
+      if ((err as { code?: unknown }).code !== 'EADDRINUSE' || attempt >= 5) throw err;
+    }
+  }
 }
 
 /** A virtual authenticator of one page's browser context (CDP `WebAuthn`), and what it holds. */

@@ -27,7 +27,13 @@ export async function startStandaloneServer(options: { env?: Record<string, stri
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'agent-memory-test-'));
   const config = loadStandaloneConfig({ LOG_LEVEL: 'silent', RATE_LIMIT_ANONYMOUS_PER_MINUTE: '100000', ...options.env, DATA_DIR: dataDir, PORT: String(options.port ?? 1) });
   const app = await createStandaloneApp(config, { paymentSettlement: options.paymentSettlement });
-  await app.listen({ port: options.port ?? 0, host: '127.0.0.1' });
+  try {
+    await app.listen({ port: options.port ?? 0, host: '127.0.0.1' });
+  } catch (err) {
+    // e.g. EADDRINUSE on a fixed port another process took meanwhile: free what the app opened.
+    await app.close().catch(() => undefined);
+    throw err;
+  }
   const url = (await app.getUrl()).replace('[::1]', '127.0.0.1');
   return {
     url,
