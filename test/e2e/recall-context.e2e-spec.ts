@@ -10,7 +10,7 @@ import { type E2eServer, eventually, startE2eServer } from '@agent-memory/test-s
  *
  * How a borrowed word is seen through the API: recall with `types` = the successor's type only, so the
  * successor is the only candidate and its `similarity` is (cos + 1)/2 with a keyword match and
- * 0.8·(cos + 1)/2 without (hybrid-ranking.ts); the query is M's made-up word alone. A control record holds the same successor without the
+ * α·(cos + 1)/2 without (α = HYBRID_FUSION.denseWeight, hybrid-ranking.ts); the query is M's made-up word alone. A control record holds the same successor without the
  * forgotten memory: equal similarities to 1e-6 mean equal cosines and equal keyword matches, i.e. the
  * successor's entry holds nothing of the forgotten memory.
  *
@@ -93,7 +93,7 @@ describe(`contextual indexing (${process.env.E2E_MODE === 'cluster' ? 'cluster' 
     const r = await record();
     await remember(r, M);
     await remember(r, S);
-    // With M's words and meaning (written shortly after the remember): a keyword match (factor 1 instead of 0.8) and a closer vector.
+    // With M's words and meaning (written shortly after the remember): a keyword match (factor 1 instead of α) and a closer vector.
     await eventually(async () => expect(await successorSimilarity(r)).toBeGreaterThan(alone + 0.05), 30_000);
 
     const forget = await api.request('DELETE', `${r.base}/remember`, { key: r.key, body: { path: M.path } });
