@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { type SignatureRealm, UsageRecorder } from '@agent-memory/gateway';
 import { BUS_TRANSPORT_CLIENT, type BusClient, FilesystemBlobStore } from '@agent-memory/platform';
+import { SUBJECTS } from '@agent-memory/shared';
 import { ClusterServer, type ClusterServerOptions } from './cluster-server';
 import { startStandaloneServer, type TestServer } from './standalone-server';
 import { OperatorBusClient } from '@agent-memory/testing';
@@ -77,15 +78,19 @@ export async function startE2eServer(options: { env?: Record<string, string>; mo
   };
 }
 
+/** The billing reads a test may make through the bus: they must see the ledger entries of answered calls. */
+const LEDGER_READS: readonly string[] = [SUBJECTS.billing.usage, SUBJECTS.billing.balance, SUBJECTS.billing.agentsActivity];
+
 /**
- * A bus client whose billing reads (`billing.v1.*`: usage, balance, …) first let the gateway finish the
- * ledger entries it writes right after its answers (docs/billing.md, "When the ledger entry is written"),
- * as the gateway's own usage routes do: in standalone by waiting for them (`drained`); in cluster, where
- * the gateway is another process, by reading until two reads 150 ms apart agree (at most 5 s).
+ * A bus client whose billing reads ({@link LEDGER_READS}: usage, balance, activity) first let the gateway
+ * finish the ledger entries it writes right after its answers (docs/billing.md, "When the ledger entry is
+ * written"), as the gateway's own usage routes do: in standalone by waiting for them (`drained`); in
+ * cluster, where the gateway is another process, by reading until two reads 150 ms apart agree (at most
+ * 5 s). Every other subject (writes included) is sent once, as is.
  */
 function ledgerAware(bus: BusClient, drained: (() => Promise<void>) | undefined): BusClient {
   const request: BusClient['request'] = async (subject, payload, schema) => {
-    if (!subject.startsWith('billing.')) return bus.request(subject, payload, schema);
+    if (!LEDGER_READS.includes(subject)) return bus.request(subject, payload, schema);
     if (drained) {
       await drained();
       return bus.request(subject, payload, schema);
