@@ -12,5 +12,8 @@ module.exports = {
   setupFiles: ['<rootDir>/libs/testing/src/jest-setup.ts'],
   testPathIgnorePatterns: ['/node_modules/', '/dist/', '/data/'],
   maxWorkers: 2,
+  // a worker's heap grows across test files (each file loads its own Nest apps and models); CI's stop-17 run
+  // crashed one at 3.4 GB. A worker that holds more than this after a file is replaced by a fresh one.
+  workerIdleMemoryLimit: '1536MB',
   testTimeout: 60000,
 };
