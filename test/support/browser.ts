@@ -1,8 +1,8 @@
 import AxeBuilder from '@axe-core/playwright';
 import { existsSync, mkdirSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { type Browser, type BrowserContext, type CDPSession, chromium, type Locator, type Page } from 'playwright-core';
+import { freePort } from '@agent-memory/testing';
 import { startStandaloneServer, type TestServer } from './standalone-server';
 
 /**
@@ -33,18 +33,6 @@ export async function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS });
 }
 
-/** A free TCP port on 127.0.0.1 (the server then binds it; a race with another process is unlikely in a test). */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 /** A standalone server whose dashboard works in a browser: `dashboardUrl` is `http://localhost:<port>/dashboard/`. */
 export interface DashboardServer extends TestServer {
   /** `http://localhost:<port>`: the origin passkeys are bound to (PASSKEY_ORIGINS). */
@@ -54,8 +42,8 @@ export interface DashboardServer extends TestServer {
 
 /**
  * Starts the real standalone system on a fixed free port so that `PASSKEY_ORIGINS` is `http://localhost:<port>`.
- * The port is chosen before the server binds it, so another test process may take it meanwhile
- * (EADDRINUSE, seen in CI with two Jest workers): then it tries again with another port, up to 5 times.
+ * The port is chosen before the server binds it (freePort: from this Jest worker's own slice, outside the
+ * ephemeral range); should something still take it meanwhile (EADDRINUSE), it tries another, up to 5 times.
  */
 export async function startDashboardServer(options: { env?: Record<string, string>; dataDir?: string } = {}): Promise<DashboardServer> {
   for (let attempt = 1; ; attempt++) {

@@ -7,15 +7,44 @@ import { join } from 'node:path';
 import { Client } from 'pg';
 import { NATS_USERS, natsAuthorizationConfig } from '@agent-memory/platform';
 
-/** A free TCP port on 127.0.0.1 (asks the kernel, then releases it). */
+/** First port of the range tests pick listening ports from: below Linux's ephemeral range (32768-60999 by default). */
+export const TEST_PORT_BASE = 20_000;
+/** Ports per Jest worker: worker N picks from [TEST_PORT_BASE + (N - 1) * size, TEST_PORT_BASE + N * size). */
+export const TEST_PORTS_PER_WORKER = 1_000;
+
+let nextPortOffset = -1;
+
+/**
+ * A free TCP port on 127.0.0.1 for a server a test starts (in this process or a child it spawns).
+ *
+ * The port is taken from this Jest worker's own slice of 1,000 ports below the kernel's ephemeral range
+ * (worker N: 20,000 + (N - 1) * 1,000 onwards; `JEST_WORKER_ID`, 1 outside Jest), in turn from a random
+ * start, and checked free by binding it. Asking the kernel for port 0 instead raced in CI: the port it gives
+ * is ephemeral, so between its release and the server's bind another worker's outgoing connection (to
+ * PostgreSQL, Redis, NATS) or its own port-0 pick could take it (EADDRINUSE). Outside the ephemeral range no
+ * outgoing connection takes a port, and two workers never pick the same one.
+ *
+ * Throws when all 1,000 ports of the slice are in use, or the worker id is beyond the range below 32,768.
+ */
 export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+  const worker = Number(process.env.JEST_WORKER_ID ?? '1');
+  const start = TEST_PORT_BASE + (worker - 1) * TEST_PORTS_PER_WORKER;
+  if (!Number.isInteger(worker) || worker < 1 || start + TEST_PORTS_PER_WORKER > 32_768) throw new Error(`freePort: no port slice for JEST_WORKER_ID=${process.env.JEST_WORKER_ID}`);
+  if (nextPortOffset < 0) nextPortOffset = randomBytes(2).readUInt16BE(0) % TEST_PORTS_PER_WORKER;
+  for (let tried = 0; tried < TEST_PORTS_PER_WORKER; tried++) {
+    const port = start + nextPortOffset;
+    nextPortOffset = (nextPortOffset + 1) % TEST_PORTS_PER_WORKER;
+    if (await canListen(port)) return port;
+  }
+  throw new Error(`freePort: all ${TEST_PORTS_PER_WORKER} ports from ${start} are in use`);
+}
+
+/** Whether a server can listen on 127.0.0.1:`port` now (binds it, then releases it). */
+async function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
+    server.once('error', () => resolve(false));
+    server.listen({ port, host: '127.0.0.1', exclusive: true }, () => server.close(() => resolve(true)));
   });
 }
 
