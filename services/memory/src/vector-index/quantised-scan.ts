@@ -172,20 +172,7 @@ export class DenseScan {
     const candidates = this.candidates;
     for (let i = 0; i < n; i++) {
       const slot = kept[i];
-      const offset = slot * bytes;
-      let a0 = 0;
-      let a1 = 0;
-      let a2 = 0;
-      let a3 = 0;
-      let b = 0;
-      for (; b + 3 < bytes; b += 4) {
-        a0 += table[(b << 8) | codes[offset + b]];
-        a1 += table[((b + 1) << 8) | codes[offset + b + 1]];
-        a2 += table[((b + 2) << 8) | codes[offset + b + 2]];
-        a3 += table[((b + 3) << 8) | codes[offset + b + 3]];
-      }
-      for (; b < bytes; b++) a0 += table[(b << 8) | codes[offset + b]];
-      const estimate = a0 + a1 + a2 + a3;
+      const estimate = codeEstimate(table, codes, slot * bytes, bytes);
       if (estimate >= candidates.threshold) candidates.push(estimate, slot);
     }
   }
@@ -195,24 +182,31 @@ export class DenseScan {
     const table = this.table;
     const candidates = this.candidates;
     const bytes = codeBytes(index.dim);
-    const bytes4 = bytes - (bytes % 4);
     for (let slot = 0, offset = 0; slot < size; slot++, offset += bytes) {
       if (allowed !== null && allowed[types[slot]] === 0) continue;
-      // Four accumulators, as in the exact scan: independent chains of lookups.
-      let a0 = 0;
-      let a1 = 0;
-      let a2 = 0;
-      let a3 = 0;
-      let b = 0;
-      for (; b < bytes4; b += 4) {
-        a0 += table[(b << 8) | codes[offset + b]];
-        a1 += table[((b + 1) << 8) | codes[offset + b + 1]];
-        a2 += table[((b + 2) << 8) | codes[offset + b + 2]];
-        a3 += table[((b + 3) << 8) | codes[offset + b + 3]];
-      }
-      for (; b < bytes; b++) a0 += table[(b << 8) | codes[offset + b]];
-      const estimate = a0 + a1 + a2 + a3;
+      const estimate = codeEstimate(table, codes, offset, bytes);
       if (estimate >= candidates.threshold) candidates.push(estimate, slot);
     }
   }
+}
+
+/**
+ * The pre-filter's estimate of one point from all its code bytes: Σ_b table[b·256 + code_b] over the
+ * `bytes` bytes of the code at `offset` in `codes` (`table`: the query's partial sums per code byte, see
+ * {@link DenseScan}). Four accumulators, as in the exact scan: independent chains of lookups.
+ */
+function codeEstimate(table: Float32Array, codes: Uint8Array, offset: number, bytes: number): number {
+  let a0 = 0;
+  let a1 = 0;
+  let a2 = 0;
+  let a3 = 0;
+  let b = 0;
+  for (; b + 3 < bytes; b += 4) {
+    a0 += table[(b << 8) | codes[offset + b]];
+    a1 += table[((b + 1) << 8) | codes[offset + b + 1]];
+    a2 += table[((b + 2) << 8) | codes[offset + b + 2]];
+    a3 += table[((b + 3) << 8) | codes[offset + b + 3]];
+  }
+  for (; b < bytes; b++) a0 += table[(b << 8) | codes[offset + b]];
+  return a0 + a1 + a2 + a3;
 }
