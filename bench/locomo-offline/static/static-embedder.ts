@@ -7,6 +7,7 @@ import {
   type Embedder,
   ensureUseLiteOnnxModel,
   normaliseL2,
+  type OrtModule,
   type UseLiteTokenizerParts,
   useLiteModelPackage,
   WindowedUseLiteTokenizer,
@@ -163,22 +164,6 @@ export async function readStaticTable(path: string): Promise<StaticTable> {
 export interface TokenIdRunner {
   run(sequences: readonly (readonly number[])[]): Promise<Float32Array[]>;
   dispose(): void;
-}
-
-/** The parts of onnxruntime-node's API used here (typed by hand so that the import stays lazy). */
-interface OrtTensor {
-  readonly dims: readonly number[];
-  readonly data: unknown;
-}
-interface OrtSession {
-  readonly inputNames: readonly string[];
-  readonly outputNames: readonly string[];
-  run(feeds: Record<string, OrtTensor>, fetches: Record<string, OrtTensor>): Promise<Record<string, OrtTensor>>;
-  release(): Promise<void>;
-}
-interface OrtModule {
-  InferenceSession: { create(model: string | Uint8Array, options: Record<string, unknown>): Promise<OrtSession> };
-  Tensor: new (type: 'int64' | 'float32', data: BigInt64Array | Float32Array, dims: number[]) => OrtTensor;
 }
 
 /**

@@ -9,7 +9,7 @@ export { RememberUseCase } from './use-cases/remember.use-case';
 export { PrototypeMemoryTypeClassifier } from './classification/prototype.memory-type-classifier';
 export { EMBEDDER, type EmbedOptions, type Embedder } from './embedding/embedder.port';
 export { boundForUseLite, loadUseLiteRunner, UseLiteEmbedder } from './embedding/use-lite.embedder';
-export { DEFAULT_INTRA_OP_THREADS, loadOnnxUseLiteRunner } from './embedding/onnx/onnx-use-lite.runner';
+export { DEFAULT_INTRA_OP_THREADS, loadOnnxUseLiteRunner, type OrtModule } from './embedding/onnx/onnx-use-lite.runner';
 export { ensureUseLiteOnnxModel, useLiteModelPackage } from './embedding/onnx/use-lite-onnx-cache';
 export { normaliseL2 } from './embedding/vector-math';
 export { type UseLiteTokenizerParts, WindowedUseLiteTokenizer } from './embedding/use-lite.tokenizer';

@@ -25,17 +25,17 @@ export const DEFAULT_INTRA_OP_THREADS = 1;
 const USE_LITE_WIDTH = 512;
 
 /** The parts of onnxruntime-node's API the runner uses (typed here so the import stays lazy). */
-interface OrtTensor {
+export interface OrtTensor {
   readonly dims: readonly number[];
   readonly data: unknown;
 }
-interface OrtSession {
+export interface OrtSession {
   readonly inputNames: readonly string[];
   readonly outputNames: readonly string[];
   run(feeds: Record<string, OrtTensor>, fetches: Record<string, OrtTensor>): Promise<Record<string, OrtTensor>>;
   release(): Promise<void>;
 }
-interface OrtModule {
+export interface OrtModule {
   InferenceSession: { create(model: string | Uint8Array, options: Record<string, unknown>): Promise<OrtSession> };
   Tensor: new (type: 'int64' | 'float32', data: BigInt64Array | Float32Array, dims: number[]) => OrtTensor;
 }
