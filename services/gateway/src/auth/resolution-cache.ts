@@ -24,15 +24,14 @@ export class ResolutionCache implements OnModuleDestroy {
   private readonly principals = new TaggedCache<Principal>(RESOLUTION_CACHE_CAPACITY, RESOLUTION_CACHE_TTL_MS);
   private readonly access = new TaggedCache<true>(RESOLUTION_CACHE_CAPACITY, RESOLUTION_CACHE_TTL_MS);
   private readonly unsubscribe: Array<() => void> = [];
+  /** Set at shutdown, when the change notices stop: nothing is cached or served from the cache any more. */
+  private closed = false;
 
   constructor(@Optional() @Inject(CACHE_INVALIDATIONS) private readonly invalidations?: CacheInvalidations) {
     if (!invalidations) return;
     this.unsubscribe.push(invalidations.subscribe('agent-keys', (agentId) => this.principals.invalidate(`agent:${agentId}`)));
     this.unsubscribe.push(invalidations.subscribe('records', (recordId) => this.access.invalidate(`record:${recordId}`)));
   }
-
-  /** Set at shutdown, when the change notices stop: nothing is cached or served from the cache any more. */
-  private closed = false;
 
   /** Whether anything is cached in this process (standalone, until shutdown). */
   get enabled(): boolean {
