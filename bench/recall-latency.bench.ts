@@ -27,10 +27,14 @@
  * 4. peak RSS of this process so far (the service runs in-process, so this is the service plus the
  *    small benchmark client; maxRSS never decreases, so each row is the peak up to that size).
  *
+ * BENCH_CPU_PROFILE=<directory> writes a V8 CPU profile of each size's recall rounds there
+ * (`recall-<N>.cpuprofile`; open it in Chrome DevTools), to see where a recall's time goes.
+ *
  * Writes an SVG plot of recall p50/p99 against N to BENCH_PLOT (default tmp/bench/recall-latency.svg,
  * not committed: the figures are this machine's) and prints its path.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { cpus, loadavg } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { EMBEDDER, type Embedder, RememberUseCase } from '@agent-memory/memory';
@@ -48,6 +52,7 @@ const PREFILL_FROM = Number(process.env.BENCH_PREFILL_FROM ?? 50_000);
 const QUERIES = Number(process.env.BENCH_QUERIES ?? 200);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const PLOT = resolve(process.env.BENCH_PLOT ?? 'tmp/bench/recall-latency.svg');
+const CPU_PROFILE_DIR = process.env.BENCH_CPU_PROFILE ? resolve(process.env.BENCH_CPU_PROFILE) : undefined;
 const PREFILL_CHUNK = 1024;
 const WARMUP_QUERIES = 5;
 const LIMIT = 10;
@@ -160,6 +165,12 @@ async function benchSize(n: number): Promise<SizeResult> {
 
     const rounds: number[][] = [];
     let answered = 0;
+    const profiler = CPU_PROFILE_DIR ? new Session() : undefined;
+    if (profiler) {
+      profiler.connect();
+      await profiler.post('Profiler.enable');
+      await profiler.post('Profiler.start');
+    }
     for (let round = 0; round < ROUNDS; round++) {
       const latencies: number[] = [];
       for (const { query, answers } of picked.slice(round * perRound, (round + 1) * perRound)) {
@@ -169,6 +180,12 @@ async function benchSize(n: number): Promise<SizeResult> {
         if (hits.some((h) => answers.has(h.path))) answered++;
       }
       rounds.push(latencies);
+    }
+    if (profiler && CPU_PROFILE_DIR) {
+      const { profile } = await profiler.post('Profiler.stop');
+      mkdirSync(CPU_PROFILE_DIR, { recursive: true });
+      writeFileSync(resolve(CPU_PROFILE_DIR, `recall-${n}.cpuprofile`), JSON.stringify(profile));
+      profiler.disconnect();
     }
     process.stdout.write(`  ${ROUNDS} x ${perRound} recalls done (load average ${loadavg()[0].toFixed(1)})\n`);
     return {

@@ -52,7 +52,7 @@ describe('EMBEDDER_RUNTIME', () => {
   const options = (env: Record<string, string>) => serviceOptionsFromEnv(LauncherEnv.parse(env));
 
   it('defaults to auto, with the converted model cached under <DATA_DIR>/models (absolute)', () => {
-    expect(options({ DATA_DIR: '/srv/memory' }).embedder).toEqual({ kind: 'use-lite', runtime: 'auto', modelCacheDirectory: '/srv/memory/models' });
+    expect(options({ DATA_DIR: '/srv/memory' }).embedder).toEqual({ kind: 'use-lite', runtime: 'auto', precision: 'int8', modelCacheDirectory: '/srv/memory/models' });
     expect(options({}).embedder).toMatchObject({ modelCacheDirectory: `${process.cwd()}/data/models` });
   });
 
@@ -60,5 +60,10 @@ describe('EMBEDDER_RUNTIME', () => {
     expect(options({ EMBEDDER_RUNTIME: 'tfjs' }).embedder).toMatchObject({ kind: 'use-lite', runtime: 'tfjs' });
     expect(options({ EMBEDDER_RUNTIME: 'onnx' }).embedder).toMatchObject({ runtime: 'onnx' });
     expect(() => LauncherEnv.parse({ EMBEDDER_RUNTIME: 'wasm' })).toThrow();
+  });
+
+  it('EMBEDDER_PRECISION: int8 by default, fp32 on request, nothing else', () => {
+    expect(options({ EMBEDDER_PRECISION: 'fp32' }).embedder).toMatchObject({ kind: 'use-lite', precision: 'fp32' });
+    expect(() => LauncherEnv.parse({ EMBEDDER_PRECISION: 'int4' })).toThrow();
   });
 });

@@ -16,7 +16,7 @@ import type { VectorIndex } from './vector-index/vector-index.port';
 /** The configured embedder (as `MemoryModule` builds it). */
 export function createEmbedder(config: EmbedderConfig): Embedder {
   return config.kind === 'use-lite'
-    ? createUseLiteEmbedder({ runtime: config.runtime, modelCacheDirectory: config.modelCacheDirectory })
+    ? createUseLiteEmbedder({ runtime: config.runtime, precision: config.precision, modelCacheDirectory: config.modelCacheDirectory })
     : new OpenAiCompatibleEmbedder({ baseUrl: config.baseUrl, model: config.model, apiKey: config.apiKey, dimension: config.dimension, timeoutMs: config.timeoutMs });
 }
 

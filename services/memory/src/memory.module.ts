@@ -63,7 +63,7 @@ export class MemoryModule {
           provide: EMBEDDER,
           useFactory: (): Embedder =>
             options.embedder.kind === 'use-lite'
-              ? createUseLiteEmbedder({ runtime: options.embedder.runtime, modelCacheDirectory: options.embedder.modelCacheDirectory })
+              ? createUseLiteEmbedder({ runtime: options.embedder.runtime, precision: options.embedder.precision, modelCacheDirectory: options.embedder.modelCacheDirectory })
               : new OpenAiCompatibleEmbedder({
                   baseUrl: options.embedder.baseUrl,
                   model: options.embedder.model,

@@ -1,6 +1,7 @@
 // Options of the memory service (`MemoryModule.forRoot`); the launchers build them from the environment
 // (docs/configuration.md).
 import type { FairSchedulerOptions } from '@agent-memory/platform';
+import type { UseLitePrecision } from './embedding/onnx/use-lite-onnx-cache';
 import type { UseLiteRuntime } from './embedding/use-lite-runtime';
 import type { MemoryQuota } from './persistence/memory-quota';
 
@@ -8,10 +9,11 @@ import type { MemoryQuota } from './persistence/memory-quota';
 export type EmbedderConfig =
   /**
    * Universal Sentence Encoder lite. `runtime`: the engine (default `auto`: native onnxruntime, tfjs-wasm as
-   * the fallback; `EMBEDDER_RUNTIME`); `modelCacheDirectory`: where its ONNX conversion is cached
+   * the fallback; `EMBEDDER_RUNTIME`); `precision`: the onnx model's arithmetic (default `int8`,
+   * `EMBEDDER_PRECISION`); `modelCacheDirectory`: where its ONNX conversion is cached
    * (`<DATA_DIR>/models`; default a directory under the OS temp dir). See embedding/use-lite-runtime.ts.
    */
-  | { kind: 'use-lite'; runtime?: UseLiteRuntime; modelCacheDirectory?: string }
+  | { kind: 'use-lite'; runtime?: UseLiteRuntime; precision?: UseLitePrecision; modelCacheDirectory?: string }
   | { kind: 'openai-compatible'; baseUrl: string; model: string; apiKey?: string; dimension: number; timeoutMs: number };
 
 /** Which vector index the memory service uses. */

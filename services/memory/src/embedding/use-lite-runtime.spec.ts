@@ -35,21 +35,38 @@ describe('USE-lite runtime selection and the converted model cache', () => {
     const second = await ensureUseLiteOnnxModel(directory);
     expect(second).toEqual({ path: first.path, converted: false, conversionMs: 0 });
     expect((await stat(first.path)).mtimeMs).toBe(written.mtimeMs);
+    const int8 = await ensureUseLiteOnnxModel(directory, { precision: 'int8' });
+    expect(int8).toMatchObject({ converted: true, path: join(directory, useLiteOnnxFileName(useLiteModelPackage().version, 'int8')) });
+    // The quantised copy: int8 weight matrices, about half the size of the float file.
+    expect((await stat(int8.path)).size).toBeLessThan(written.size * 0.6);
 
     const logger = recordingLogger();
-    const loaded = await loadUseLiteRunnerFor({ modelCacheDirectory: directory, logger, loadOnnx: async () => fakeRunner('onnx'), loadTfjs: async () => fakeRunner('tfjs') });
+    const paths: string[] = [];
+    const loaded = await loadUseLiteRunnerFor({
+      modelCacheDirectory: directory,
+      logger,
+      loadOnnx: async (options) => {
+        paths.push(options.modelPath);
+        return fakeRunner('onnx');
+      },
+      loadTfjs: async () => fakeRunner('tfjs'),
+    });
     expect(loaded.runtime).toBe('onnx');
+    expect(paths).toEqual([int8.path]);
     expect(logger.lines[0]).toBe('info loading embedding model (onnx)');
     expect(logger.lines.some((line) => line.includes('converted'))).toBe(false);
     expect(logger.lines.at(-1)).toMatch(/^info embedding model ready in \d+ ms \(onnx\)$/);
   });
 
-  it('keys the cache by package and converter version and deletes files of other versions', async () => {
+  it('keys the cache by package and converter version and deletes files of other versions, keeping both precisions of this one', async () => {
+    const version = useLiteModelPackage().version;
     await writeFile(join(directory, 'use-lite-0.1.0-c1.onnx'), 'old');
+    await writeFile(join(directory, 'use-lite-0.1.0-c1-int8.onnx'), 'old');
+    await writeFile(join(directory, useLiteOnnxFileName(version, 'int8')), 'another replica set to int8');
     await writeFile(join(directory, 'unrelated.txt'), 'keep');
     const file = await ensureUseLiteOnnxModel(directory);
     expect(file.converted).toBe(true);
-    expect((await readdir(directory)).sort()).toEqual([useLiteOnnxFileName(useLiteModelPackage().version), 'unrelated.txt'].sort());
+    expect((await readdir(directory)).sort()).toEqual([useLiteOnnxFileName(version), useLiteOnnxFileName(version, 'int8'), 'unrelated.txt'].sort());
   });
 
   it("deletes a crashed conversion's temporary file older than an hour, keeps a recent one (another replica's in progress)", async () => {
@@ -66,16 +83,16 @@ describe('USE-lite runtime selection and the converted model cache', () => {
   });
 
   it('converts a corrupt cached model again and runs it (real onnxruntime), logging why', async () => {
-    const path = join(directory, useLiteOnnxFileName(useLiteModelPackage().version));
+    const path = join(directory, useLiteOnnxFileName(useLiteModelPackage().version, 'int8'));
     await writeFile(path, 'not an onnx model');
     const logger = recordingLogger();
     const loaded = await loadUseLiteRunnerFor({ modelCacheDirectory: directory, logger, loadTfjs: async () => fakeRunner('tfjs') });
     try {
       expect(loaded.runtime).toBe('onnx');
-      expect(logger.lines).toContainEqual(expect.stringMatching(new RegExp(`^warn cached ONNX embedding model .*${useLiteOnnxFileName('.*')} did not load \\(.+\\); converting it again$`)));
+      expect(logger.lines).toContainEqual(expect.stringMatching(new RegExp(`^warn cached ONNX embedding model .*${useLiteOnnxFileName('.*', 'int8')} did not load \\(.+\\); converting it again$`)));
       const [vector] = await loaded.runner.run(['hello world']);
       expect(vector).toHaveLength(512);
-      expect((await stat(path)).size).toBeGreaterThan(20_000_000);
+      expect((await stat(path)).size).toBeGreaterThan(10_000_000);
     } finally {
       loaded.runner.dispose();
     }
@@ -95,7 +112,9 @@ describe('USE-lite runtime selection and the converted model cache', () => {
     expect((loaded.runner as ReturnType<typeof fakeRunner>).engine).toBe('tfjs');
     expect(logger.lines).toEqual([
       'info loading embedding model (onnx)',
-      expect.stringMatching(/^info converted the embedding model to ONNX in \d+ ms/),
+      expect.stringMatching(/^info converted the embedding model to ONNX \(int8\) in \d+ ms/),
+      'warn int8 embedding model unavailable: no native binary for this platform; using fp32',
+      expect.stringMatching(/^info converted the embedding model to ONNX \(fp32\) in \d+ ms/),
       'warn native embedder unavailable: no native binary for this platform; using tfjs-wasm',
       'info loading embedding model (tfjs)',
       expect.stringMatching(/^info embedding model ready in \d+ ms \(tfjs\)$/),
@@ -107,6 +126,7 @@ describe('USE-lite runtime selection and the converted model cache', () => {
     const logger = recordingLogger();
     let attempts = 0;
     const loaded = await loadUseLiteRunnerFor({
+      precision: 'fp32',
       modelCacheDirectory: directory,
       logger,
       loadOnnx: async () => {
@@ -118,6 +138,32 @@ describe('USE-lite runtime selection and the converted model cache', () => {
     expect(attempts).toBe(2);
     expect(loaded.runtime).toBe('tfjs');
     expect(logger.lines).toContain('warn native embedder unavailable: protobuf parsing failed; using tfjs-wasm');
+  });
+
+  it('int8: a quantised model that does not load falls back to the fp32 model, with a warning', async () => {
+    const logger = recordingLogger();
+    const paths: string[] = [];
+    const loaded = await loadUseLiteRunnerFor({
+      runtime: 'onnx',
+      modelCacheDirectory: directory,
+      logger,
+      loadOnnx: async (options) => {
+        paths.push(options.modelPath);
+        if (options.modelPath.endsWith('-int8.onnx')) throw new Error('DynamicQuantizeMatMul is not implemented');
+        return fakeRunner('onnx');
+      },
+    });
+    expect(loaded.runtime).toBe('onnx');
+    const version = useLiteModelPackage().version;
+    expect(paths).toEqual([join(directory, useLiteOnnxFileName(version, 'int8')), join(directory, useLiteOnnxFileName(version))]);
+    expect(logger.lines).toContain('warn int8 embedding model unavailable: DynamicQuantizeMatMul is not implemented; using fp32');
+  });
+
+  it('fp32: loads the float conversion and never quantises', async () => {
+    const paths: string[] = [];
+    await loadUseLiteRunnerFor({ precision: 'fp32', modelCacheDirectory: directory, logger: recordingLogger(), loadOnnx: async (options) => (paths.push(options.modelPath), fakeRunner('onnx')) });
+    expect(paths).toEqual([join(directory, useLiteOnnxFileName(useLiteModelPackage().version))]);
+    expect(await readdir(directory)).toEqual([useLiteOnnxFileName(useLiteModelPackage().version)]);
   });
 
   it('onnx: no fallback, the error is thrown', async () => {
@@ -161,8 +207,8 @@ describe('USE-lite runtime selection and the converted model cache', () => {
       },
     });
     expect(loaded.runtime).toBe('onnx');
-    expect(bytes?.length).toBeGreaterThan(20_000_000);
-    expect(logger.lines).toContainEqual(expect.stringMatching(/^warn converted the embedding model to ONNX in \d+ ms but cannot cache it/));
+    expect(bytes?.length).toBeGreaterThan(10_000_000);
+    expect(logger.lines).toContainEqual(expect.stringMatching(/^warn converted the embedding model to ONNX \(int8\) in \d+ ms but cannot cache it/));
   });
 });
 

@@ -2,7 +2,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Logger } from '@nestjs/common';
 import { loadOnnxUseLiteRunner, type OnnxUseLiteRunnerOptions } from './onnx/onnx-use-lite.runner';
-import { ensureUseLiteOnnxModel, type UseLiteOnnxModelFile } from './onnx/use-lite-onnx-cache';
+import { ensureUseLiteOnnxModel, type UseLiteOnnxModelFile, type UseLitePrecision } from './onnx/use-lite-onnx-cache';
 import { type EmbeddingBatchRunner, loadUseLiteRunner, UseLiteEmbedder, type UseLiteEmbedderOptions } from './use-lite.embedder';
 
 /**
@@ -16,6 +16,11 @@ export type UseLiteRuntime = 'auto' | 'onnx' | 'tfjs';
 export interface UseLiteRuntimeOptions {
   /** Default `auto`. */
   runtime?: UseLiteRuntime;
+  /**
+   * The onnx engine's model (`EMBEDDER_PRECISION`): `int8` (default) the copy with 8-bit weight matrices,
+   * `fp32` the conversion as it is; tfjs is always fp32.
+   */
+  precision?: UseLitePrecision;
   /** Where the converted model is cached (`<DATA_DIR>/models`); default `<os tmpdir>/agent-memory-models`. */
   modelCacheDirectory?: string;
   /** Default: a Nest `Logger` named `Embedder`. */
@@ -36,19 +41,30 @@ export function defaultModelCacheDirectory(): string {
   return join(tmpdir(), 'agent-memory-models');
 }
 
-/** The cached ONNX model loaded; a cached file that does not load is converted again once. */
-async function loadOnnx(directory: string, load: NonNullable<UseLiteRuntimeOptions['loadOnnx']>, logger: NonNullable<UseLiteRuntimeOptions['logger']>): Promise<EmbeddingBatchRunner> {
-  const file: UseLiteOnnxModelFile = await ensureUseLiteOnnxModel(directory);
-  if (file.cacheError) logger.warn(`converted the embedding model to ONNX in ${Math.round(file.conversionMs)} ms but cannot cache it (${file.cacheError}); converting again on every start`);
-  else if (file.converted) logger.log(`converted the embedding model to ONNX in ${Math.round(file.conversionMs)} ms (${file.path})`);
+/** The cached ONNX model of `precision` loaded; a cached file that does not load is converted again once. */
+async function loadOnnxOf(directory: string, precision: UseLitePrecision, load: NonNullable<UseLiteRuntimeOptions['loadOnnx']>, logger: NonNullable<UseLiteRuntimeOptions['logger']>): Promise<EmbeddingBatchRunner> {
+  const file: UseLiteOnnxModelFile = await ensureUseLiteOnnxModel(directory, { precision });
+  if (file.cacheError) logger.warn(`converted the embedding model to ONNX (${precision}) in ${Math.round(file.conversionMs)} ms but cannot cache it (${file.cacheError}); converting again on every start`);
+  else if (file.converted) logger.log(`converted the embedding model to ONNX (${precision}) in ${Math.round(file.conversionMs)} ms (${file.path})`);
   try {
-    return await load({ modelPath: file.path, modelBytes: file.bytes });
+    return await load({ modelPath: file.path, modelBytes: file.bytes, textPerRun: precision === 'int8' });
   } catch (error) {
     if (file.converted) throw error;
     logger.warn(`cached ONNX embedding model ${file.path} did not load (${(error as Error).message}); converting it again`);
-    const fresh = await ensureUseLiteOnnxModel(directory, { reconvert: true });
-    logger.log(`converted the embedding model to ONNX in ${Math.round(fresh.conversionMs)} ms (${fresh.path})`);
-    return load({ modelPath: fresh.path, modelBytes: fresh.bytes });
+    const fresh = await ensureUseLiteOnnxModel(directory, { reconvert: true, precision });
+    logger.log(`converted the embedding model to ONNX (${precision}) in ${Math.round(fresh.conversionMs)} ms (${fresh.path})`);
+    return load({ modelPath: fresh.path, modelBytes: fresh.bytes, textPerRun: precision === 'int8' });
+  }
+}
+
+/** The ONNX model loaded: `int8`, and when that cannot load, `fp32` with a warning. */
+async function loadOnnx(directory: string, precision: UseLitePrecision, load: NonNullable<UseLiteRuntimeOptions['loadOnnx']>, logger: NonNullable<UseLiteRuntimeOptions['logger']>): Promise<EmbeddingBatchRunner> {
+  if (precision === 'fp32') return loadOnnxOf(directory, 'fp32', load, logger);
+  try {
+    return await loadOnnxOf(directory, 'int8', load, logger);
+  } catch (error) {
+    logger.warn(`int8 embedding model unavailable: ${(error as Error).message}; using fp32`);
+    return loadOnnxOf(directory, 'fp32', load, logger);
   }
 }
 
@@ -57,8 +73,11 @@ async function loadOnnx(directory: string, load: NonNullable<UseLiteRuntimeOptio
  * "embedding model ready in X ms" (info). `auto`: the ONNX conversion (cached under
  * `modelCacheDirectory`, converted on first use) on onnxruntime, and when that fails, tfjs-wasm with the
  * warning "native embedder unavailable: <why>; using tfjs-wasm". `onnx`: no fallback, the error is
- * thrown. Both engines give the same vectors (cosine >= 0.9999; onnx-use-lite.equivalence.int-spec.ts),
- * so the embedder id (`use-lite@512`) and every stored vector stay valid whichever runs.
+ * thrown. On onnx, `precision` `int8` (default) loads the quantised copy, and the fp32 one with the
+ * warning "int8 embedding model unavailable: <why>; using fp32" when it cannot. The fp32 engines give the
+ * same vectors (cosine >= 0.9999) and int8 nearly the same (cosine >= 0.998 to fp32;
+ * onnx-use-lite.equivalence.spec.ts), one embedding space, so the embedder id (`use-lite@512`) and every
+ * stored vector stay valid whichever runs (docs/architecture.md, "The embedder").
  * @throws Error when the configured engine (or, for `auto`, both) cannot load.
  */
 export async function loadUseLiteRunnerFor(options: UseLiteRuntimeOptions = {}): Promise<LoadedUseLiteRunner> {
@@ -73,7 +92,7 @@ export async function loadUseLiteRunnerFor(options: UseLiteRuntimeOptions = {}):
   if (runtime !== 'tfjs') {
     logger.log('loading embedding model (onnx)');
     try {
-      const runner = await loadOnnx(options.modelCacheDirectory ?? defaultModelCacheDirectory(), options.loadOnnx ?? loadOnnxUseLiteRunner, logger);
+      const runner = await loadOnnx(options.modelCacheDirectory ?? defaultModelCacheDirectory(), options.precision ?? 'int8', options.loadOnnx ?? loadOnnxUseLiteRunner, logger);
       return ready({ runner, runtime: 'onnx' });
     } catch (error) {
       if (runtime === 'onnx') throw error;

@@ -7,7 +7,8 @@ import { loadOnnxUseLiteRunner } from './onnx-use-lite.runner';
 import { ensureUseLiteOnnxModel } from './use-lite-onnx-cache';
 
 // The ONNX conversion must give the vectors the tfjs model gives (docs/architecture.md, "The embedder"):
-// stored vectors stay valid whichever engine embedded them, so the embedder id does not change.
+// stored vectors stay valid whichever engine embedded them, so the embedder id does not change. The int8
+// copy (quantise-int8.ts) must stay in the same embedding space: cosine >= 0.998 to the fp32 vectors.
 
 /** Every distinct turn of the first LoCoMo conversations, up to `count` (real chat sentences of all lengths). */
 async function locomoTurns(count: number): Promise<string[]> {
@@ -48,16 +49,18 @@ describe('USE-lite on onnxruntime vs tfjs-wasm', () => {
   let directory: string;
   let tfjs: EmbeddingBatchRunner;
   let onnx: EmbeddingBatchRunner;
+  let int8: EmbeddingBatchRunner;
 
   beforeAll(async () => {
     directory = await mkdtemp(join(tmpdir(), 'use-lite-onnx-'));
-    const file = await ensureUseLiteOnnxModel(directory);
-    [tfjs, onnx] = await Promise.all([loadUseLiteRunner(), loadOnnxUseLiteRunner({ modelPath: file.path })]);
+    const [file, int8File] = [await ensureUseLiteOnnxModel(directory), await ensureUseLiteOnnxModel(directory, { precision: 'int8' })];
+    [tfjs, onnx, int8] = await Promise.all([loadUseLiteRunner(), loadOnnxUseLiteRunner({ modelPath: file.path }), loadOnnxUseLiteRunner({ modelPath: int8File.path, textPerRun: true })]);
   });
 
   afterAll(async () => {
     tfjs?.dispose();
     onnx?.dispose();
+    int8?.dispose();
     await rm(directory, { recursive: true, force: true });
   });
 
@@ -83,13 +86,44 @@ describe('USE-lite on onnxruntime vs tfjs-wasm', () => {
     await Promise.all([viaTfjs.close(), viaOnnx.close()]);
   }, 300_000); // tfjs-wasm on 315 texts (two of ~50 KB) takes 20-40 s alone, several times that on a loaded 2-core machine
 
-  it('returns rows in input order for a ragged batch (texts of very different lengths)', async () => {
+  it('int8: embeds 300 LoCoMo turns and the edge cases with cosine >= 0.998 to the fp32 vectors, and ranks like fp32', async () => {
+    const texts = [...(await locomoTurns(300)), ...EDGE_CASES];
+    const viaFp32 = new UseLiteEmbedder({ loadRunner: async () => ({ run: (t) => onnx.run(t), dispose() {} }), cacheSize: 0, maxBatchSize: 32 });
+    const viaInt8 = new UseLiteEmbedder({ loadRunner: async () => ({ run: (t) => int8.run(t), dispose() {} }), cacheSize: 0, maxBatchSize: 32 });
+    const [expected, quantised] = [await viaFp32.embed(texts), await viaInt8.embed(texts)];
+    let minimum = 1;
+    quantised.forEach((vector, i) => {
+      expect(vector).toHaveLength(512);
+      const cosine = dot(vector, expected[i]);
+      minimum = Math.min(minimum, cosine);
+      if (cosine < 0.998) throw new Error(`text ${i} (${JSON.stringify(texts[i].slice(0, 40))}): cosine ${cosine}`);
+    });
+    // Ranking: each of the first 50 turns as a query over the 300 turns; its fp32 top 5 and int8 top 5 share at
+    // least 3 (near ties may swap places), and 90 % over all.
+    const top5 = (vectors: Float32Array[], query: number) =>
+      vectors.slice(0, 300).map((vector, i) => ({ i, score: i === query ? -Infinity : dot(vector, vectors[query]) })).sort((a, b) => b.score - a.score).slice(0, 5).map((hit) => hit.i);
+    let shared = 0;
+    for (let query = 0; query < 50; query++) {
+      const fp32Top = top5(expected, query);
+      const int8Top = new Set(top5(quantised, query));
+      const overlap = fp32Top.filter((i) => int8Top.has(i)).length;
+      expect(overlap).toBeGreaterThanOrEqual(3);
+      shared += overlap;
+    }
+    expect(shared / 250).toBeGreaterThanOrEqual(0.9);
+    process.stdout.write(`int8 vs fp32: min cosine ${minimum.toFixed(6)} over ${texts.length} texts; top-5 overlap ${((100 * shared) / 250).toFixed(1)} %\n`);
+    await Promise.all([viaFp32.close(), viaInt8.close()]);
+  }, 300_000);
+
+  it('returns rows in input order for a ragged batch (texts of very different lengths), each as if embedded alone', async () => {
     const texts = ['short', 'a much longer sentence about a trip to the mountains with old friends last summer', 'mid length text'];
-    const together = await onnx.run(texts);
-    for (const [i, text] of texts.entries()) {
-      const [single] = await onnx.run([text]);
-      const largestDifference = Math.max(...Array.from(single, (v, j) => Math.abs(v - together[i][j])));
-      expect(largestDifference).toBeLessThan(1e-5);
+    for (const runner of [onnx, int8]) {
+      const together = await runner.run(texts);
+      for (const [i, text] of texts.entries()) {
+        const [single] = await runner.run([text]);
+        const largestDifference = Math.max(...Array.from(single, (v, j) => Math.abs(v - together[i][j])));
+        expect(largestDifference).toBeLessThan(1e-5);
+      }
     }
   });
 });

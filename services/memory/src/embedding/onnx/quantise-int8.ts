@@ -1,0 +1,111 @@
+import { onnx } from 'onnx-proto';
+
+/** ONNX `TensorProto.DataType` codes this file reads and writes. */
+const FLOAT = 1;
+const INT8 = 3;
+
+/** onnxruntime's operator domain, which holds `DynamicQuantizeMatMul`. */
+const MICROSOFT_DOMAIN = 'com.microsoft';
+
+/** What {@link quantiseMatMulWeightsInt8} changed. */
+export interface Int8QuantisationResult {
+  /** The rewritten model, encoded. */
+  bytes: Uint8Array;
+  /** Matrix products rewritten (each `MatMul` whose right operand is a constant 2-D float matrix). */
+  quantised: number;
+  /** Float weights replaced, in elements (each now one int8, plus one float scale per column). */
+  weights: number;
+}
+
+/** The float32 values of an initializer stored as `rawData` or `floatData`. */
+function floatsOf(tensor: onnx.ITensorProto): Float32Array {
+  if (tensor.rawData && tensor.rawData.length > 0) {
+    // A copy: `rawData` may be a view at an offset that is not a multiple of 4 inside the decoded buffer.
+    const copy = new Uint8Array(tensor.rawData.length);
+    copy.set(tensor.rawData);
+    return new Float32Array(copy.buffer);
+  }
+  return Float32Array.from(tensor.floatData ?? []);
+}
+
+/**
+ * Rewrites a float ONNX model so that its dense layers run in 8-bit integers: every `MatMul` whose right
+ * operand `B` is a constant `[K, N]` float initializer becomes onnxruntime's `DynamicQuantizeMatMul`
+ * (domain `com.microsoft`) with `B` stored as int8 and one float scale per output column:
+ * `scale[n] = max_k |B[k, n]| / 127`, `B8[k, n] = round(B[k, n] / scale[n])` (half away from zero; symmetric, zero point 0).
+ * At run time onnxruntime quantises the left operand per call (uint8, its own scale and zero point from
+ * that call's minimum and maximum), multiplies in integers and scales the result back to float. This is
+ * post-training dynamic quantisation with per-channel weight scales (Jacob et al., "Quantization and
+ * Training of Neural Networks for Efficient Integer-Arithmetic-Only Inference", CVPR 2018; Krishnamoorthi,
+ * "Quantizing deep convolutional networks for efficient inference", 2018, section 3.1), the same scheme as
+ * onnxruntime's own `quantize_dynamic` tool with `per_channel`.
+ *
+ * Other nodes are untouched: products of two activations (attention scores) stay float, and so do
+ * additions, normalisation and the output. A column of zeros gets scale 1 (its int8 values are 0).
+ * Why and what it costs: docs/architecture.md, "The embedder".
+ * @param model an encoded `ModelProto` (the float conversion of convert-tfjs-graph.ts).
+ * @returns the rewritten model and what changed; `quantised` 0 means the model had no such product.
+ * @throws Error when `model` is not a decodable ONNX model.
+ */
+export function quantiseMatMulWeightsInt8(model: Uint8Array): Int8QuantisationResult {
+  const decoded = onnx.ModelProto.decode(model);
+  const graph = decoded.graph;
+  if (!graph) throw new Error('the model has no graph');
+  const initializers = new Map((graph.initializer ?? []).map((tensor) => [tensor.name ?? '', tensor]));
+  const added: onnx.ITensorProto[] = [];
+  let quantised = 0;
+  let weights = 0;
+  for (const node of graph.node ?? []) {
+    if (node.opType !== 'MatMul' || (node.domain ?? '') !== '' || node.input?.length !== 2) continue;
+    const b = initializers.get(node.input[1]);
+    if (!b || b.dataType !== FLOAT || b.dims?.length !== 2) continue;
+    const [rows, columns] = b.dims.map(Number);
+    const values = floatsOf(b);
+    if (values.length !== rows * columns) continue;
+    // Plain comparisons instead of Math.abs/round/min/max: the same result, and these loops over ~7 M
+    // weights stay fast where the builtins are slow (Jest's vm context called them at ~1 µs each).
+    const scales = new Float32Array(columns);
+    for (let k = 0; k < rows; k++) {
+      const row = k * columns;
+      for (let n = 0; n < columns; n++) {
+        const value = values[row + n];
+        const magnitude = value < 0 ? -value : value;
+        if (magnitude > scales[n]) scales[n] = magnitude;
+      }
+    }
+    for (let n = 0; n < columns; n++) scales[n] = scales[n] > 0 ? scales[n] / 127 : 1;
+    const codes = new Int8Array(rows * columns);
+    for (let k = 0; k < rows; k++) {
+      const row = k * columns;
+      for (let n = 0; n < columns; n++) {
+        // Rounded half away from zero; |step| <= 127 by the scale's choice (the clamp guards float rounding).
+        const step = values[row + n] / scales[n];
+        const code = step < 0 ? -((0.5 - step) | 0) : (step + 0.5) | 0;
+        codes[row + n] = code > 127 ? 127 : code < -127 ? -127 : code;
+      }
+    }
+    const codesName = `${b.name}/int8`;
+    const scaleName = `${b.name}/int8_scale`;
+    // Two products may share one weight matrix: quantise it once.
+    if (!initializers.has(codesName)) {
+      const codesTensor = { name: codesName, dims: [rows, columns], dataType: INT8, rawData: new Uint8Array(codes.buffer) };
+      const scaleTensor = { name: scaleName, dims: [columns], dataType: FLOAT, rawData: new Uint8Array(scales.buffer) };
+      initializers.set(codesName, codesTensor);
+      initializers.set(scaleName, scaleTensor);
+      added.push(codesTensor, scaleTensor);
+      weights += rows * columns;
+    }
+    node.opType = 'DynamicQuantizeMatMul';
+    node.domain = MICROSOFT_DOMAIN;
+    node.input = [node.input[0], codesName, scaleName];
+    quantised++;
+  }
+  if (quantised === 0) return { bytes: model, quantised, weights };
+  // Float matrices no node reads any more are dropped (the file shrinks by about three quarters of them).
+  const read = new Set((graph.node ?? []).flatMap((node) => node.input ?? []));
+  graph.initializer = [...(graph.initializer ?? []), ...added].filter((tensor) => read.has(tensor.name ?? ''));
+  if (!(decoded.opsetImport ?? []).some((opset) => opset.domain === MICROSOFT_DOMAIN)) {
+    decoded.opsetImport = [...(decoded.opsetImport ?? []), { domain: MICROSOFT_DOMAIN, version: 1 }];
+  }
+  return { bytes: onnx.ModelProto.encode(decoded).finish(), quantised, weights };
+}
