@@ -19,6 +19,12 @@ export interface EmbeddedVectorIndexOptions {
    * than the whole budget still loads (alone). Set from `VECTOR_INDEX_MEMORY_BUDGET_MB` (docs/configuration.md).
    */
   memoryBudgetBytes?: number;
+  /**
+   * Compute dense products with onnxruntime's native kernels (native-dense-scorer.ts) when it loads;
+   * default true. False, or when it cannot load (logged once), they run in JavaScript: same results,
+   * 5-8x slower per product.
+   */
+  nativeScan?: boolean;
 }
 
 /** Figures about the index since `open`; for operations and tests. */
@@ -29,6 +35,8 @@ export interface EmbeddedIndexStats {
   livePoints: number;
   /** Bytes of torn (incomplete) log tails dropped while loading tenants since `open`. */
   tornBytesDropped: number;
+  /** Whether dense products run natively ({@link EmbeddedVectorIndexOptions.nativeScan}). */
+  nativeScan: boolean;
   /** Whether a log was rewritten (compacted) since `open`. */
   compacted: boolean;
   /** Tenants in memory, and their estimated heap bytes (`TenantIndex.bytes()`), and the budget. */

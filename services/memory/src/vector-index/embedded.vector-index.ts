@@ -1,4 +1,5 @@
 import { promises as fsp } from 'node:fs';
+import { Logger } from '@nestjs/common';
 import { endianness } from 'node:os';
 import * as path from 'node:path';
 import { DEFAULT_BM25, scoreBm25 } from './bm25';
@@ -8,6 +9,7 @@ import { DEFAULT_INDEX_MEMORY_BUDGET_BYTES, type EmbeddedIndexStats, type Embedd
 import { checkDescriptor, checkId, checkSearch, checkSparse, checkTenant, mismatchError, normalised, preparePoint, sameDescriptor } from './embedded-input';
 import { readErasureMarkers, removeErasureMarker } from './erasure-markers';
 import { migrateLegacyLog } from './legacy-log.migration';
+import { loadNativeDenseScorer } from './native-dense-scorer';
 import { LogCompaction } from './log-compaction';
 import { LogWriter } from './log-writer';
 import { deleteLine, fsyncDirectory, TENANTS_DIR, tenantLogPath, upsertLine } from './point-log';
@@ -27,9 +29,11 @@ export { DEFAULT_INDEX_MEMORY_BUDGET_BYTES, type EmbeddedIndexStats, type Embedd
  * memory, persisted under a directory, with memory bounded by a budget.
  *
  * - Dense: per tenant one contiguous `Float32Array` of unit vectors; cosine = dot product, with a bounded
- *   heap for the top k. Vectors are L2-normalised on upsert and queries on search. Tenants of 4,096
- *   points or more are searched with a 1-bit pre-filter and exact re-scoring of 20·k candidates
- *   ({@link DenseScan}); smaller ones exactly. Scores are always exact cosines.
+ *   heap for the top k. Vectors are L2-normalised on upsert and queries on search. The products run in
+ *   onnxruntime's native kernels when it loads (`nativeScan`, native-dense-scorer.ts), else in JavaScript.
+ *   Tenants above 16,384 points (natively; 4,096 in JavaScript) are searched with a 1-bit pre-filter and
+ *   exact re-scoring of 20·k candidates ({@link DenseScan}); smaller ones exactly. Scores are always
+ *   exact cosines.
  * - Sparse: per tenant an inverted index in pooled typed arrays (see {@link TenantIndex}), Okapi BM25
  *   as in {@link scoreBm25} with k1 and b from the options (default {@link DEFAULT_BM25}).
  * - Files in `directory`: `descriptor.json` (embedderId, dimension, format), `tenants/<tenant>.wal.jsonl`
@@ -69,11 +73,13 @@ export class EmbeddedVectorIndex implements VectorIndex {
   private readonly types = new PayloadTypes();
   private readonly topK = new TopK(16);
   private readonly denseScan = new DenseScan();
+  private readonly nativeScan: boolean;
   /** BM25 accumulator by slot, shared by all tenants (searches run one at a time), kept zeroed. */
   private scratch = new Float64Array(0);
 
   constructor(options: EmbeddedVectorIndexOptions) {
     this.directory = path.resolve(options.directory);
+    this.nativeScan = options.nativeScan ?? true;
     const thresholds = { minDeadRecords: options.compaction?.minDeadRecords ?? 1000, minDeadRatio: options.compaction?.minDeadRatio ?? 0.5 };
     const budget = options.memoryBudgetBytes ?? DEFAULT_INDEX_MEMORY_BUDGET_BYTES;
     if (!(budget >= 0)) throw new Error(`invalid memory budget ${budget}`);
@@ -97,6 +103,7 @@ export class EmbeddedVectorIndex implements VectorIndex {
     return {
       logRecords,
       livePoints,
+      nativeScan: this.denseScan.native !== undefined,
       tornBytesDropped: this.tenants.tornBytesDropped,
       compacted: this.writer.compacted,
       residentTenants: cache.size,
@@ -120,6 +127,11 @@ export class EmbeddedVectorIndex implements VectorIndex {
     } catch (error) {
       await unlockDirectory(this.directory);
       throw error;
+    }
+    if (this.nativeScan && !this.denseScan.native) {
+      const scorer = await loadNativeDenseScorer();
+      if ('reason' in scorer) new Logger(EmbeddedVectorIndex.name).warn(`native dense scan unavailable: ${scorer.reason}; scanning in JavaScript`);
+      else this.denseScan.native = scorer;
     }
     this.descriptor = descriptor;
   }

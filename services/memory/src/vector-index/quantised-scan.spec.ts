@@ -1,5 +1,6 @@
 import { seededRandom } from '@agent-memory/testing';
-import { DenseScan, QUANTISED_MIN_POINTS, STAGED_MIN_POINTS } from './quantised-scan';
+import { loadNativeDenseScorer, type NativeDenseScorer } from './native-dense-scorer';
+import { DenseScan, NATIVE_EXACT_MAX_POINTS, NATIVE_MIN_ROWS, QUANTISED_MIN_POINTS, STAGED_MIN_POINTS } from './quantised-scan';
 import { TenantIndex } from './tenant-index';
 import { TopK } from './top-k';
 
@@ -147,5 +148,64 @@ describe('DenseScan, staged pre-filter of large tenants', () => {
     allowed[1] = 1;
     for (const query of queries.slice(0, 10)) for (const id of scanTop(scan, index, query, 10, allowed)) expect(Number(id.slice(1)) % 2).toBe(1);
     expect(scanTop(scan, index, queries[0], 10, new Uint8Array(256))).toEqual([]);
+  });
+});
+
+describe('DenseScan with native products (native-dense-scorer.ts)', () => {
+  let native: NativeDenseScorer;
+  beforeAll(async () => {
+    const loaded = await loadNativeDenseScorer();
+    if ('reason' in loaded) throw new Error(`the native scorer must load here: ${loaded.reason}`);
+    native = loaded;
+  });
+  const nativeScan = (): DenseScan => Object.assign(new DenseScan(), { native });
+  const { points, queries } = embeddingLike(20_000, 13);
+
+  it('is exact up to the native threshold (same ids, same order as the exact reference), with cosines within 1e-6', () => {
+    const index = indexOf(points.slice(0, 6000));
+    expect(index.size).toBeGreaterThanOrEqual(QUANTISED_MIN_POINTS);
+    expect(index.size).toBeLessThanOrEqual(NATIVE_EXACT_MAX_POINTS);
+    const scan = nativeScan();
+    for (const query of queries) expect(scanTop(scan, index, query, 50)).toEqual(exactTop(index, query, 50));
+    const top = new TopK(10);
+    scan.search(index, queries[0], null, 10, top);
+    const { slots, scores } = top.drain();
+    slots.forEach((slot, i) => expect(Math.abs(scores[i] - index.dot(queries[0], slot))).toBeLessThan(1e-6));
+  });
+
+  it('scans a tenant below the native minimum in JavaScript, exactly', () => {
+    const tiny = indexOf(points.slice(0, NATIVE_MIN_ROWS - 1));
+    const top = new TopK(5);
+    nativeScan().search(tiny, queries[2], null, 5, top);
+    const { slots, scores } = top.drain();
+    expect(Array.from(slots, (slot) => tiny.ids[slot])).toEqual(exactTop(tiny, queries[2], 5));
+    slots.forEach((slot, i) => expect(scores[i]).toBe(tiny.dot(queries[2], slot)));
+  });
+
+  it('never returns a deleted point and stays exact after deletes moved points into the holes; keeps the type filter', () => {
+    const local = indexOf(points.slice(0, 5000), (i) => i % 3);
+    const scan = nativeScan();
+    const first = scanTop(scan, local, queries[1], 10);
+    for (const id of first.slice(0, 5)) local.delete(id);
+    for (let i = 0; i < 500; i += 3) local.delete(`p${i}`);
+    const after = scanTop(scan, local, queries[1], 10);
+    for (const id of first.slice(0, 5)) expect(after).not.toContain(id);
+    expect(after).toEqual(exactTop(local, queries[1], 10));
+    const allowed = new Uint8Array(256);
+    allowed[1] = 1;
+    for (const query of queries.slice(0, 10)) {
+      const hits = scanTop(scan, local, query, 10, allowed);
+      for (const id of hits) expect(Number(id.slice(1)) % 3).toBe(1);
+      expect(hits).toEqual(exactTop(local, query, 10, allowed));
+    }
+    expect(scanTop(scan, local, queries[0], 10, new Uint8Array(256))).toEqual([]);
+  });
+
+  it('above the native threshold: the pre-filter with native re-scoring finds >= 0.99 of the exact top-10 and >= 0.98 of the top-50', () => {
+    const index = indexOf(points);
+    expect(index.size).toBeGreaterThan(NATIVE_EXACT_MAX_POINTS);
+    const scan = nativeScan();
+    expect(meanOverlap(queries.map((query) => [scanTop(scan, index, query, 10), exactTop(index, query, 10)]))).toBeGreaterThanOrEqual(0.99);
+    expect(meanOverlap(queries.map((query) => [scanTop(scan, index, query, 50), exactTop(index, query, 50)]))).toBeGreaterThanOrEqual(0.98);
   });
 });

@@ -1,3 +1,4 @@
+import type { NativeDenseScorer } from './native-dense-scorer';
 import type { TenantIndex } from './tenant-index';
 import { TopK } from './top-k';
 
@@ -6,6 +7,14 @@ import { TopK } from './top-k';
  * about as much as the exact scan and save nothing measurable.
  */
 export const QUANTISED_MIN_POINTS = 4096;
+
+/**
+ * With the native scorer (native-dense-scorer.ts), tenants of up to this many points are scanned exactly:
+ * a native pass over every row costs about what the pre-filter and re-scoring cost at this size, and is exact.
+ */
+export const NATIVE_EXACT_MAX_POINTS = 16_384;
+/** Below this many points the exact scan stays in JavaScript: the native call's fixed cost would exceed the scan. */
+export const NATIVE_MIN_ROWS = 64;
 
 /** Candidates re-scored exactly per result wanted: {@link QUANTISED_OVERSAMPLING}·k, at least {@link QUANTISED_MIN_CANDIDATES}. */
 export const QUANTISED_OVERSAMPLING = 20;
@@ -58,6 +67,13 @@ export function encodeSigns(vector: Float32Array, codes: Uint8Array, offset: num
  * one search at a time (searches run synchronously).
  */
 export class DenseScan {
+  /**
+   * Native products (native-dense-scorer.ts) for the exact scan and the re-scoring, when loaded; absent,
+   * they run in JavaScript. Same results up to float32 rounding of the sums (~1e-7).
+   */
+  native: NativeDenseScorer | undefined;
+  /** Scores of the native passes (one per row scanned or candidate re-scored). */
+  private nativeScores = new Float32Array(0);
   private table = new Float32Array(0);
   private readonly candidates = new TopK(QUANTISED_MIN_CANDIDATES);
   /** Stage-one scratch of large tenants: an estimate per slot, the slots kept, the chosen code bytes, a histogram. */
@@ -72,8 +88,9 @@ export class DenseScan {
    */
   search(index: TenantIndex, query: Float32Array, allowed: Uint8Array | null, k: number, top: TopK): void {
     const wanted = Math.max(QUANTISED_OVERSAMPLING * k, QUANTISED_MIN_CANDIDATES);
-    if (index.size < QUANTISED_MIN_POINTS || 2 * wanted >= index.size) {
-      index.scanDense(query, allowed, top);
+    const exactUpTo = this.native ? NATIVE_EXACT_MAX_POINTS : QUANTISED_MIN_POINTS - 1;
+    if (index.size <= exactUpTo || 2 * wanted >= index.size) {
+      this.scanExact(index, query, allowed, top);
       return;
     }
     this.fillTable(query);
@@ -81,7 +98,34 @@ export class DenseScan {
     if (index.size >= STAGED_MIN_POINTS && codeBytes(index.dim) > 2 * STAGE_ONE_BYTES) this.stagedPrefilter(index, allowed, query, wanted);
     else this.prefilter(index, allowed);
     const { slots } = this.candidates.drain();
-    for (let i = 0; i < slots.length; i++) top.push(index.dot(query, slots[i]), slots[i]);
+    if (this.native) {
+      const scores = this.scratchScores(slots.length);
+      this.native.scoreSlots(query, index.matrix, index.size, index.dim, slots, slots.length, scores);
+      for (let i = 0; i < slots.length; i++) top.push(scores[i], slots[i]);
+    } else {
+      for (let i = 0; i < slots.length; i++) top.push(index.dot(query, slots[i]), slots[i]);
+    }
+  }
+
+  /** Every allowed slot's exact cosine offered to `top`: natively from {@link NATIVE_MIN_ROWS} points on, else in JavaScript. */
+  private scanExact(index: TenantIndex, query: Float32Array, allowed: Uint8Array | null, top: TopK): void {
+    if (!this.native || index.size < NATIVE_MIN_ROWS) {
+      index.scanDense(query, allowed, top);
+      return;
+    }
+    const { size, types } = index;
+    const scores = this.scratchScores(size);
+    this.native.scoreRows(query, index.matrix, size, index.dim, scores);
+    for (let slot = 0; slot < size; slot++) {
+      if (allowed !== null && allowed[types[slot]] === 0) continue;
+      if (scores[slot] >= top.threshold) top.push(scores[slot], slot);
+    }
+  }
+
+  /** The native scores' scratch, at least `n` long (grown by half; one per index, like the rest of this scratch). */
+  private scratchScores(n: number): Float32Array {
+    if (this.nativeScores.length < n) this.nativeScores = new Float32Array(Math.max(n, Math.ceil(1.5 * this.nativeScores.length)));
+    return this.nativeScores;
   }
 
   /** table[b·256 + c] = Σ of 2·query[8b + j] over the bits j set in byte value c (the constant -Σq is left out: same order). */
