@@ -84,6 +84,7 @@ export const SUBJECTS = {
     searchDense: 'vector-index.v1.search-dense',
     searchSparse: 'vector-index.v1.search-sparse',
     scoreDense: 'vector-index.v1.score-dense',
+    searchCandidates: 'vector-index.v1.search-candidates',
     delete: 'vector-index.v1.delete',
     deleteTenant: 'vector-index.v1.delete-tenant',
     compact: 'vector-index.v1.compact',

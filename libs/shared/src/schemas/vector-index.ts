@@ -27,6 +27,8 @@ export const VectorSearchWireSchema = z.object({
 export const VectorIndexSearchDenseSchema = z.object({ vector: DenseVectorWireSchema, search: VectorSearchWireSchema });
 export const VectorIndexSearchSparseSchema = z.object({ query: SparseVectorWireSchema, search: VectorSearchWireSchema });
 export const VectorIndexScoreDenseSchema = z.object({ vector: DenseVectorWireSchema, tenant: TenantSchema, ids: z.array(z.string().min(1).max(64)).max(10_000) });
+/** `search-candidates`: a hybrid recall's dense and sparse queries (the sparse one may have no terms). */
+export const VectorIndexSearchCandidatesSchema = z.object({ vector: DenseVectorWireSchema, sparse: SparseVectorWireSchema, search: VectorSearchWireSchema });
 export const VectorIndexDeleteSchema = z.object({ tenant: TenantSchema, ids: z.array(z.string().min(1).max(64)).max(10_000) });
 export const VectorIndexTenantSchema = z.object({ tenant: TenantSchema });
 /** `compact` carries nothing (the client sends `{}`). */
@@ -34,6 +36,8 @@ export const VectorIndexCompactSchema = z.object({});
 
 export const VectorHitsReplySchema = z.array(z.object({ id: z.string(), score: z.number() }));
 export const VectorScoresReplySchema = z.array(z.tuple([z.string(), z.number()]));
+/** The reply of `search-candidates`: dense and sparse hits, and the cosines of the sparse-only hits as [id, cosine] pairs. */
+export const VectorCandidatesReplySchema = z.object({ dense: VectorHitsReplySchema, sparse: VectorHitsReplySchema, cosines: VectorScoresReplySchema });
 export const VectorCountReplySchema = z.object({ count: z.number().int().nonnegative() });
 export const VectorAckReplySchema = z.object({ ok: z.literal(true) });
 

@@ -28,6 +28,7 @@ export interface HybridSearchRequest {
  *    candidates each, in parallel;
  * 2. `scoreDense` for keyword hits that the dense search did not return, so that every candidate has its
  *    exact cosine (without it keyword-only hits rank as if unrelated: LoCoMo R@10 68.8 → 58.7);
+ *    steps 1 and 2 are one `searchCandidates` call (one bus round trip to the `vector-index` process);
  * 3. {@link convexScoreFusion} with {@link HYBRID_FUSION}, best first, cut to `limit`.
  * With `request.visible`, the candidates recall may not show (forgotten, half-written, stale while
  * re-indexed) are left out before fusion, so they neither show nor set the scale of the scores. Only the
@@ -46,13 +47,9 @@ export async function hybridSearch(index: VectorIndex, request: HybridSearchRequ
   if (limit === 0) return [];
   const search = { tenant: request.tenant, limit: hybridCandidateDepth(limit), types: request.types };
   const keywords = encodeQuery(request.query);
-  let [dense, sparse] = await Promise.all([
-    index.searchDense(request.vector, search),
-    keywords.indices.length > 0 ? index.searchSparse(keywords, search) : Promise.resolve([]),
-  ]);
-  const inDense = new Set(dense.map((hit) => hit.id));
-  const missing = sparse.filter((hit) => !inDense.has(hit.id)).map((hit) => hit.id);
-  const cosines = missing.length > 0 ? await index.scoreDense(request.vector, request.tenant, missing) : new Map<string, number>();
+  const candidates = await index.searchCandidates({ vector: request.vector, sparse: keywords, search });
+  let { dense, sparse } = candidates;
+  const { cosines } = candidates;
   const shown = new Set<string>();
   for (;;) {
     const fused = convexScoreFusion({ dense, sparse, cosines }, HYBRID_FUSION);

@@ -2,7 +2,7 @@ import type { EmbedOptions, Embedder } from '../embedding/embedder.port';
 import { UseLiteEmbedder, type EmbeddingBatchRunner } from '../embedding/use-lite.embedder';
 import type { MemoryRepository } from '../persistence/memory.repository';
 import { embedDocument } from '../recall/document-embedding';
-import type { VectorIndex } from '../vector-index/vector-index.port';
+import { type CandidateSearch, searchCandidatesViaPort, type VectorIndex } from '../vector-index/vector-index.port';
 import { RecallUseCase } from './recall.use-case';
 
 /** A runner that counts the texts reaching the model (vector = [1, 0, ...]). */
@@ -23,6 +23,9 @@ const emptyIndex = {
   searchDense: async () => [],
   searchSparse: async () => [],
   scoreDense: async () => new Map<string, number>(),
+  searchCandidates(request: CandidateSearch) {
+    return searchCandidatesViaPort(this as unknown as VectorIndex, request);
+  },
 } as unknown as VectorIndex;
 const noRows = { findMany: async () => [] } as unknown as MemoryRepository;
 
@@ -66,6 +69,9 @@ describe('recall leaves entries without a visible row out of the fusion', () => 
         searchDense: async () => hits.map((h) => ({ id: h.id, score: h.cos })),
         searchSparse: async () => hits.map((h) => ({ id: h.id, score: h.bm25 })),
         scoreDense: async () => new Map<string, number>(),
+        searchCandidates(request: CandidateSearch) {
+          return searchCandidatesViaPort(this as unknown as VectorIndex, request);
+        },
       }) as unknown as VectorIndex;
     const row = (id: string) => ({ id, path: id, type: 'episode', summary: '' });
     const shown = { findMany: async (_r: string, ids: readonly string[]) => ids.filter((id) => id !== 'mem_stale').map(row) } as unknown as MemoryRepository;

@@ -19,7 +19,7 @@ import type { PreparedPoint, TenantIndex } from './tenant-index';
 import { PayloadTypes } from './tenant-log';
 import { TenantLoader } from './tenant-loader';
 import { TopK } from './top-k';
-import type { IndexDescriptor, SparseVector, VectorHit, VectorIndex, VectorPoint, VectorSearch } from './vector-index.port';
+import { type CandidateHits, type CandidateSearch, type IndexDescriptor, searchCandidatesViaPort, type SparseVector, type VectorHit, type VectorIndex, type VectorPoint, type VectorSearch } from './vector-index.port';
 
 export { DEFAULT_BM25, type Bm25Parameters } from './bm25';
 export { DEFAULT_INDEX_MEMORY_BUDGET_BYTES, type EmbeddedIndexStats, type EmbeddedVectorIndexOptions } from './embedded.vector-index.options';
@@ -201,6 +201,10 @@ export class EmbeddedVectorIndex implements VectorIndex {
       }
       return scores;
     });
+  }
+
+  searchCandidates(request: CandidateSearch): Promise<CandidateHits> {
+    return searchCandidatesViaPort(this, request);
   }
 
   async delete(tenantId: string, ids: readonly string[]): Promise<void> {

@@ -13,7 +13,7 @@ import {
   TENANT_FIELD,
   TYPE_FIELD,
 } from './qdrant-collection';
-import type { IndexDescriptor, SparseVector, VectorHit, VectorIndex, VectorPoint, VectorSearch } from './vector-index.port';
+import { type CandidateHits, type CandidateSearch, type IndexDescriptor, searchCandidatesViaPort, type SparseVector, type VectorHit, type VectorIndex, type VectorPoint, type VectorSearch } from './vector-index.port';
 
 /**
  * Assumed average document length (sum of term frequencies) of BM25 length normalisation. Qdrant keeps no
@@ -167,6 +167,10 @@ export class QdrantVectorIndex implements VectorIndex {
     if (!request || terms.indices.length === 0) return [];
     const hits = this.hits(await this.client.query(this.collection, { ...request, query: terms, using: KEYWORD_VECTOR }));
     return hits.filter((hit) => hit.score > 0);
+  }
+
+  searchCandidates(request: CandidateSearch): Promise<CandidateHits> {
+    return searchCandidatesViaPort(this, request);
   }
 
   async scoreDense(vector: Float32Array, tenant: string, ids: readonly string[]): Promise<Map<string, number>> {

@@ -3,11 +3,12 @@ import {
   encodeDenseVector,
   SUBJECTS,
   VectorAckReplySchema,
+  VectorCandidatesReplySchema,
   VectorCountReplySchema,
   VectorHitsReplySchema,
   VectorScoresReplySchema,
 } from '@agent-memory/shared';
-import type { IndexDescriptor, SparseVector, VectorHit, VectorIndex, VectorPoint, VectorSearch } from './vector-index.port';
+import type { CandidateHits, CandidateSearch, IndexDescriptor, SparseVector, VectorHit, VectorIndex, VectorPoint, VectorSearch } from './vector-index.port';
 
 const UPSERT_BATCH = 500;
 
@@ -72,6 +73,12 @@ export class RemoteVectorIndex implements VectorIndex {
   async scoreDense(vector: Float32Array, tenant: string, ids: readonly string[]): Promise<Map<string, number>> {
     const pairs = await this.call(SUBJECTS.vectorIndex.scoreDense, { vector: encodeDenseVector(vector), tenant, ids }, VectorScoresReplySchema);
     return new Map(pairs);
+  }
+
+  /** One round trip (`search-candidates`) instead of search-dense and search-sparse, then score-dense. */
+  async searchCandidates({ vector, sparse, search }: CandidateSearch): Promise<CandidateHits> {
+    const reply = await this.call(SUBJECTS.vectorIndex.searchCandidates, { vector: encodeDenseVector(vector), sparse, search }, VectorCandidatesReplySchema);
+    return { dense: reply.dense, sparse: reply.sparse, cosines: new Map(reply.cosines) };
   }
 
   async delete(tenant: string, ids: readonly string[]): Promise<void> {

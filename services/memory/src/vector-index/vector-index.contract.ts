@@ -201,6 +201,30 @@ export function describeVectorIndexContract(name: string, makeIndex: () => Promi
       expect((await index.scoreDense(vec(1, 0), 't1', [])).size).toBe(0);
     });
 
+    it('searchCandidates: dense and sparse top `limit` and the cosines of the sparse-only hits, as the separate calls give them', async () => {
+      await index.upsert([
+        point('t1', 'a', vec(1, 0), 'apple orchard'),
+        point('t1', 'b', vec(0.8, 0.6), 'banana'),
+        point('t1', 'c', vec(0, 1), 'zebra apple'),
+        point('t2', 'z', vec(1, 0), 'apple'),
+      ]);
+      const search = { tenant: 't1', limit: 2 };
+      const found = await index.searchCandidates({ vector: vec(1, 0), sparse: encodeQuery('zebra'), search });
+      expect(found.dense.map((h) => h.id)).toEqual(['a', 'b']);
+      expect(found.sparse.map((h) => h.id)).toEqual(['c']);
+      // 'c' is a keyword hit the dense top 2 did not return: its cosine comes with it; nothing of t2 shows.
+      expect([...found.cosines.keys()]).toEqual(['c']);
+      expect(found.cosines.get('c')).toBeCloseTo(0, 5);
+      expect(found.dense).toEqual(await index.searchDense(vec(1, 0), search));
+      expect(found.sparse).toEqual(await index.searchSparse(encodeQuery('zebra'), search));
+      // A sparse hit that is also a dense hit ('a') needs no cosine; a query without terms searches dense only.
+      const apple = await index.searchCandidates({ vector: vec(1, 0), sparse: encodeQuery('apple'), search });
+      expect(ids(apple.sparse).sort()).toEqual(['a', 'c']);
+      expect([...apple.cosines.keys()]).toEqual(['c']);
+      const denseOnly = await index.searchCandidates({ vector: vec(0, 1), sparse: { indices: [], values: [] }, search });
+      expect(denseOnly).toEqual({ dense: await index.searchDense(vec(0, 1), search), sparse: [], cosines: new Map() });
+    });
+
     it('counts the points of a tenant', async () => {
       expect(await index.count('t1')).toBe(0);
       await index.upsert(Array.from({ length: 25 }, (_, i) => point('t1', `p${i}`, vec(1, i), `note ${i}`)));

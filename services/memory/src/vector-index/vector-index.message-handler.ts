@@ -7,6 +7,7 @@ import {
   VectorIndexDeleteMessage,
   VectorIndexOpenMessage,
   VectorIndexScoreDenseMessage,
+  VectorIndexSearchCandidatesMessage,
   VectorIndexSearchDenseMessage,
   VectorIndexSearchSparseMessage,
   VectorIndexTenantMessage,
@@ -50,6 +51,12 @@ export class VectorIndexMessageHandler {
   @MessagePattern(SUBJECTS.vectorIndex.scoreDense)
   async scoreDense(@Payload() m: VectorIndexScoreDenseMessage) {
     return [...(await (await this.shared.ready()).scoreDense(decodeDenseVector(m.vector), m.tenant, m.ids))];
+  }
+
+  @MessagePattern(SUBJECTS.vectorIndex.searchCandidates)
+  async searchCandidates(@Payload() m: VectorIndexSearchCandidatesMessage) {
+    const found = await (await this.shared.ready()).searchCandidates({ vector: decodeDenseVector(m.vector), sparse: m.sparse, search: m.search });
+    return { dense: found.dense, sparse: found.sparse, cosines: [...found.cosines] };
   }
 
   @MessagePattern(SUBJECTS.vectorIndex.delete)

@@ -4,6 +4,7 @@ import {
   VectorIndexDeleteSchema,
   VectorIndexOpenSchema,
   VectorIndexScoreDenseSchema,
+  VectorIndexSearchCandidatesSchema,
   VectorIndexSearchDenseSchema,
   VectorIndexSearchSparseSchema,
   VectorIndexTenantSchema,
@@ -23,6 +24,8 @@ export class VectorIndexSearchDenseMessage extends messageClass(VectorIndexSearc
 export class VectorIndexSearchSparseMessage extends messageClass(VectorIndexSearchSparseSchema) {}
 /** `vector-index.v1.score-dense`: `{ vector, tenant, ids }`, at most 10,000 ids. */
 export class VectorIndexScoreDenseMessage extends messageClass(VectorIndexScoreDenseSchema) {}
+/** `vector-index.v1.search-candidates`: `{ vector, sparse: { indices, values }, search }` (one hybrid recall's candidates). */
+export class VectorIndexSearchCandidatesMessage extends messageClass(VectorIndexSearchCandidatesSchema) {}
 /** `vector-index.v1.delete`: `{ tenant, ids }`, at most 10,000 ids. */
 export class VectorIndexDeleteMessage extends messageClass(VectorIndexDeleteSchema) {}
 /** `vector-index.v1.compact`: `{}` (nothing: every tenant's log is rewritten). */

@@ -36,6 +36,20 @@ export interface IndexDescriptor {
   dimension: number;
 }
 
+/** What {@link VectorIndex.searchCandidates} searches: the dense query, the sparse query (may have no terms), and where. */
+export interface CandidateSearch {
+  vector: Float32Array;
+  sparse: SparseVector;
+  search: VectorSearch;
+}
+
+/** The candidates of one hybrid recall: the dense and sparse top `limit`, and the cosine of each sparse hit not among the dense ones. */
+export interface CandidateHits {
+  dense: VectorHit[];
+  sparse: VectorHit[];
+  cosines: Map<string, number>;
+}
+
 /**
  * Port: the vector index of memories, dense (cosine) and sparse (BM25) search confined to one tenant.
  * Adapters: `embedded.vector-index.ts` (standalone, persisted under the data directory) and
@@ -52,6 +66,12 @@ export interface VectorIndex {
   searchSparse(query: SparseVector, search: VectorSearch): Promise<VectorHit[]>;
   /** Cosine similarity of `vector` to each of the given points of the tenant (missing ids are left out). */
   scoreDense(vector: Float32Array, tenant: string, ids: readonly string[]): Promise<Map<string, number>>;
+  /**
+   * The candidates of a hybrid recall in one call ({@link searchCandidatesViaPort} defines them: dense and
+   * sparse search, then the cosines of the sparse-only hits), so that an adapter behind a network hop
+   * makes one round trip instead of two sequential ones.
+   */
+  searchCandidates(request: CandidateSearch): Promise<CandidateHits>;
   /** Deletes points by id within a tenant; ids that do not exist are ignored. */
   delete(tenant: string, ids: readonly string[]): Promise<void>;
   /** Deletes every point of a tenant. */
@@ -67,3 +87,17 @@ export interface VectorIndex {
   close(): Promise<void>;
 }
 export const VECTOR_INDEX = Symbol('VectorIndex');
+
+/**
+ * {@link VectorIndex.searchCandidates} through the port's other methods: `searchDense` and `searchSparse`
+ * (skipped when the sparse query has no terms) in parallel, then `scoreDense` of the sparse hits the dense
+ * search did not return (skipped when there are none). What every adapter answers; the embedded and Qdrant
+ * adapters run exactly this.
+ */
+export async function searchCandidatesViaPort(index: VectorIndex, { vector, sparse, search }: CandidateSearch): Promise<CandidateHits> {
+  const [dense, sparseHits] = await Promise.all([index.searchDense(vector, search), sparse.indices.length > 0 ? index.searchSparse(sparse, search) : Promise.resolve([])]);
+  const inDense = new Set(dense.map((hit) => hit.id));
+  const missing = sparseHits.filter((hit) => !inDense.has(hit.id)).map((hit) => hit.id);
+  const cosines = missing.length > 0 ? await index.scoreDense(vector, search.tenant, missing) : new Map<string, number>();
+  return { dense, sparse: sparseHits, cosines };
+}
