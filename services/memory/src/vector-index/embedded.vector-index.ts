@@ -1,7 +1,7 @@
 import { promises as fsp } from 'node:fs';
-import { Logger } from '@nestjs/common';
 import { endianness } from 'node:os';
 import * as path from 'node:path';
+import { Logger } from '@nestjs/common';
 import { DEFAULT_BM25, scoreBm25 } from './bm25';
 import { checkOrWriteDescriptor } from './descriptor-file';
 import { lockDirectory, unlockDirectory } from './directory-lock';
@@ -9,9 +9,9 @@ import { DEFAULT_INDEX_MEMORY_BUDGET_BYTES, type EmbeddedIndexStats, type Embedd
 import { checkDescriptor, checkId, checkSearch, checkSparse, checkTenant, mismatchError, normalised, preparePoint, sameDescriptor } from './embedded-input';
 import { readErasureMarkers, removeErasureMarker } from './erasure-markers';
 import { migrateLegacyLog } from './legacy-log.migration';
-import { loadNativeDenseScorer } from './native-dense-scorer';
 import { LogCompaction } from './log-compaction';
 import { LogWriter } from './log-writer';
+import { loadNativeDenseScorer } from './native-dense-scorer';
 import { deleteLine, fsyncDirectory, TENANTS_DIR, tenantLogPath, upsertLine } from './point-log';
 import { DenseScan } from './quantised-scan';
 import type { ResidentTenant } from './tenant-cache';
