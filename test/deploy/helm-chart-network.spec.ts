@@ -15,8 +15,8 @@ describe('helm chart: network policy', () => {
   const PORTS = { nats: ['4222/TCP'], postgres: ['5432/TCP'], redis: ['6379/TCP'], s3: ['443/TCP', '9000/TCP'], qdrant: ['6333/TCP', '6334/TCP'] };
   const USES: Record<string, Array<keyof typeof PORTS>> = {
     gateway: ['nats', 'redis'],
-    agents: ['nats', 'postgres'],
-    records: ['nats', 'postgres'],
+    agents: ['nats', 'postgres', 'redis'],
+    records: ['nats', 'postgres', 'redis'],
     billing: ['nats', 'postgres'],
     memory: ['nats', 'postgres', 'redis', 's3', 'qdrant'],
     'memory-worker': ['nats', 'postgres', 'redis', 's3', 'qdrant'],

@@ -52,7 +52,7 @@ it('a recall paid from the balance with an agent key takes 5 bus round trips, 3 
   await api.request('POST', `/api/v1/records/${other.recordId}/recall`, { key: other.agentKey, body: { query: 'anything' } });
   const first = await subjectsDuring(async () => expect((await recall()).status).toBe(200));
   expect(first).toEqual([SUBJECTS.agents.authenticateKey, SUBJECTS.records.resolveAccess, SUBJECTS.billing.reserve, SUBJECTS.memory.recall, SUBJECTS.billing.commit]);
-  // the standalone gateway keeps the key's principal and the record's access (docs/architecture.md, "Caches of the standalone gateway")
+  // the standalone gateway keeps the key's principal and the record's access (docs/architecture.md, "Caches of the gateway")
   const next = await subjectsDuring(async () => expect((await recall()).status).toBe(200));
   expect(next).toEqual([SUBJECTS.billing.reserve, SUBJECTS.memory.recall, SUBJECTS.billing.commit]);
 }, 120_000);

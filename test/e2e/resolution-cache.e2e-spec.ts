@@ -2,10 +2,11 @@ import { ApiClient } from '@agent-memory/testing';
 import { type E2eServer, startE2eServer } from '@agent-memory/test-support';
 
 /**
- * The standalone gateway keeps the principal of a key and a record's access check between calls
- * (docs/architecture.md, "Caches of the standalone gateway"): a revocation, a rotation's end of grace and
+ * The gateway keeps the principal of a key and a record's access check between calls
+ * (docs/architecture.md, "Caches of the gateway"): a revocation, a rotation's end of grace and
  * a record deletion must still take effect at once. Every case first makes calls that fill the cache.
- * In cluster mode nothing is cached and the same cases hold.
+ * The same cases hold in cluster mode (Redis cache tokens; across two gateways in
+ * test/e2e/cluster/replicas.cluster.e2e-spec.ts).
  */
 let server: E2eServer;
 let api: ApiClient;

@@ -73,6 +73,8 @@ export const NEEDS = {
   blobs: ['memory', 'memory-worker', 'files'],
   jobs: ['memory', 'memory-worker', 'files'],
   database: ['agents', 'records', 'memory', 'memory-worker', 'files', 'billing', 'migrate'],
+  /** The gateways' cache tokens in Redis: read by the gateway, replaced by the owners of keys and records (docs/architecture.md, "Caches of the gateway"). */
+  cacheTokens: ['gateway', 'agents', 'records'],
 } as const satisfies Record<string, readonly ProcessName[]>;
 
 /**

@@ -1,5 +1,5 @@
 import { type DynamicModule, Global, Inject, Injectable, Module, type OnApplicationBootstrap, type OnApplicationShutdown, Optional } from '@nestjs/common';
-import type { Redis } from 'ioredis';
+import { Redis } from 'ioredis';
 import {
   BLOB_STORE,
   type BlobStore,
@@ -7,6 +7,9 @@ import {
   BUS_TRANSPORT_CLIENT,
   BusClient,
   BullMqJobQueue,
+  CACHE_INVALIDATIONS,
+  CACHE_TOKENS,
+  CACHE_TOKENS_REDIS_OPTIONS,
   DATA_DIR,
   DATABASE,
   JOB_QUEUE,
@@ -15,12 +18,13 @@ import {
   NatsBusClient,
   PgDatabase,
   ReadinessRegistry,
+  RedisCacheTokens,
   S3BlobStore,
 } from '@agent-memory/platform';
 import { type ClusterConfig, NEEDS, natsAuthOf, type ProcessName } from './cluster.config';
 import { JobsOpsController } from './jobs-ops.controller';
 
-/** Injection token of the Redis connections this process opened outside BullMQ (gateway: rate limits, replay cache). */
+/** Injection token of the Redis connections this process opened outside BullMQ (gateway: rate limits, replay cache; cache tokens). */
 export const REDIS_CONNECTIONS = Symbol('RedisConnections');
 
 const has = (list: readonly ProcessName[], p: ProcessName) => list.includes(p);
@@ -65,7 +69,7 @@ class ClusterAdapters implements OnApplicationBootstrap, OnApplicationShutdown {
 
 /**
  * The cluster adapters of one process (docs/architecture.md, "Ports and adapters"): NATS bus (+ JetStream events), PostgreSQL,
- * S3/MinIO blobs, BullMQ jobs on Redis, Redis for the gateway. A process gets only the adapters it uses
+ * S3/MinIO blobs, BullMQ jobs on Redis, Redis for the gateway and the gateway's cache tokens. A process gets only the adapters it uses
  * (`NEEDS`); services inject the same ports as in standalone mode.
  */
 @Global()
@@ -110,6 +114,20 @@ export class ClusterPlatformModule {
       });
       exports.push(JOB_QUEUE);
       controllers.push(JobsOpsController);
+    }
+    if (has(NEEDS.cacheTokens, p)) {
+      // The gateway reads the tokens; the agents and records services replace them after their changes commit.
+      providers.push({
+        provide: p === 'gateway' ? CACHE_TOKENS : CACHE_INVALIDATIONS,
+        useFactory: () => {
+          const redis = new Redis(e.REDIS_URL, CACHE_TOKENS_REDIS_OPTIONS);
+          // Outages are answered per command (no cache, or the writer's error); this only keeps them out of the log's unhandled events.
+          redis.on('error', () => undefined);
+          redisConnections.push(redis);
+          return new RedisCacheTokens(redis, `${e.REDIS_KEY_PREFIX}:cache`);
+        },
+      });
+      exports.push(p === 'gateway' ? CACHE_TOKENS : CACHE_INVALIDATIONS);
     }
     return { module: ClusterPlatformModule, providers, exports, controllers };
   }

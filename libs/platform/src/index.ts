@@ -49,3 +49,4 @@ export * from './ops/ops-listener';
 export * from './ops/ops.module';
 export * from './launcher';
 export * from './caching/cache-invalidations';
+export * from './caching/redis-cache-tokens';

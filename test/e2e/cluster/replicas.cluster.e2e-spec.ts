@@ -1,7 +1,8 @@
 /**
  * Two gateway replicas and two memory replicas behind NATS queue groups: requests spread over
- * both memory replicas, the per-agent rate limit holds across both gateways (Redis), and a Redis restart
- * during rate-limited traffic never turns into 5xx.
+ * both memory replicas, the per-agent rate limit holds across both gateways (Redis), the gateways' caches
+ * of keys and records stay exact across replicas (Redis cache tokens), and a Redis restart during
+ * rate-limited traffic never turns into 5xx.
  */
 import { ApiClient } from '@agent-memory/testing';
 import { ClusterServer, eventually } from '@agent-memory/test-support';
@@ -47,6 +48,35 @@ describe('two gateways, two memory replicas', () => {
     );
     expect(statuses.filter((s) => s === 200)).toHaveLength(100);
     expect(statuses.filter((s) => s === 429)).toHaveLength(20);
+  }, 120_000);
+});
+
+describe('the gateways\' caches of keys and records (docs/architecture.md, "Caches of the gateway")', () => {
+  it('skip the agents and records services once warm; a revocation or a deletion through one gateway is refused by the other on the very next call', async () => {
+    const agent = await gateways[0].createAgent({ name: 'cached twice' });
+    const get = (g: number, key: string, recordId = agent.recordId) => gateways[g].request('GET', `/api/v1/records/${recordId}`, { key }).then((r) => r.status);
+    const asked = async () => [await handled(cluster.handle('agents', 0).opsUrl, 'agents.v1.authenticate-key'), await handled(cluster.handle('records', 0).opsUrl, 'records.v1.resolve-access')];
+    // the first call through a gateway learns the key's agent, the second caches under the tokens
+    for (let i = 0; i < 2; i++) for (const g of [0, 1]) expect(await get(g, agent.agentKey)).toBe(200);
+    const warm = await asked();
+    for (let i = 0; i < 10; i++) expect(await get(i % 2, agent.agentKey)).toBe(200);
+    expect(await asked()).toEqual(warm);
+
+    const rotated = await gateways[1].request('POST', '/api/v1/agents/keys/rotate', { key: agent.agentKey, body: { graceSeconds: 3600 } });
+    expect(rotated.status).toBe(200);
+    const newKey = rotated.data.agentKey as string;
+    for (let i = 0; i < 2; i++) expect(await get(0, agent.agentKey)).toBe(200); // in its grace, cached again on gateway 0
+    const oldKeyId = (rotated.data.previousKeys as Array<{ id: string }>)[0].id;
+    expect((await gateways[1].request('POST', `/api/v1/agents/keys/${oldKeyId}/revoke`, { key: newKey, body: {} })).status).toBe(200);
+    expect(await get(0, agent.agentKey)).toBe(401);
+    expect(await get(0, newKey)).toBe(200);
+
+    const child = (await gateways[0].request('POST', '/api/v1/records', { key: newKey, body: { name: 'child', parentRecordId: agent.recordId } })).data.id as string;
+    for (let i = 0; i < 3; i++) expect(await get(0, newKey, child)).toBe(200);
+    expect((await gateways[1].request('DELETE', `/api/v1/records/${agent.recordId}?cascade=true`, { key: newKey })).status).toBe(200);
+    expect(await get(0, newKey, child)).toBe(404);
+    expect(await get(0, newKey)).toBe(404);
+    expect((await gateways[0].request('POST', `/api/v1/records/${child}/recall`, { key: newKey, body: { query: 'anything' } })).status).toBe(404);
   }, 120_000);
 });
 

@@ -1,23 +1,31 @@
-/** Injection token of the process's {@link CacheInvalidations}; provided in standalone only (absent: nothing may be cached). */
+/**
+ * Injection token of the process's {@link CacheInvalidations}: in standalone every process-wide
+ * {@link InProcessCacheInvalidations}; in cluster the agents and records processes' {@link RedisCacheTokens}
+ * (./redis-cache-tokens.ts). Absent elsewhere: nothing to publish.
+ */
 export const CACHE_INVALIDATIONS = Symbol('CacheInvalidations');
 
 /**
- * What changed, for caches of the gateway (docs/architecture.md, "Caches of the standalone gateway"):
+ * What changed, for caches of the gateway (docs/architecture.md, "Caches of the gateway"):
  * - `agent-keys`: an agent's keys changed (rotated, revoked); the id is the agent's;
  * - `records`: a record was deleted; the id is the record's.
  */
 export type InvalidationChannel = 'agent-keys' | 'records';
 
 /**
- * Change notices from the services that own some data to the caches of others in the same process. A
- * writer publishes after its transaction commits and before it answers; every subscriber runs
- * synchronously inside `publish`, so no request that starts after the writer's answer can find the old
- * value. That holds only within one process: the cluster provides none, so nothing is cached there.
+ * Change notices from the services that own some data to the caches of the gateway. A writer publishes
+ * after its transaction commits and before it answers (awaiting the result), so no request that starts
+ * after the writer's answer can find the old value:
+ * - within one process (standalone, {@link InProcessCacheInvalidations}) every subscriber runs
+ *   synchronously inside `publish`;
+ * - across processes (cluster, `RedisCacheTokens`) `publish` replaces the channel's token in Redis, which
+ *   every gateway compares with the token its cached entry was read under; it rejects when Redis could not
+ *   be told (the writer then answers an error although its change is committed).
  */
 export interface CacheInvalidations {
-  publish(channel: InvalidationChannel, id: string): void;
-  /** Calls `listener` with every id published on `channel` from now on; returns the unsubscribe function. */
-  subscribe(channel: InvalidationChannel, listener: (id: string) => void): () => void;
+  publish(channel: InvalidationChannel, id: string): void | Promise<void>;
+  /** In one process only: calls `listener` with every id published on `channel` from now on; returns the unsubscribe function. */
+  subscribe?(channel: InvalidationChannel, listener: (id: string) => void): () => void;
 }
 
 /** {@link CacheInvalidations} within one process (standalone): synchronous, exact. */

@@ -46,7 +46,7 @@ export class AgentKeysUseCases {
     @Inject(AGENT_KEY_PREFIX) private readonly keyPrefix: string,
     @Inject(KEY_ROTATION_GRACE_SECONDS) private readonly defaultGraceSeconds: number,
     @Inject(CLOCK) private readonly clock: Clock,
-    /** Told after a rotation or revocation commits, so no cached authentication outlives it (standalone). */
+    /** Told after a rotation or revocation commits, before the answer, so no gateway's cached authentication outlives it (docs/architecture.md, "Caches of the gateway"). */
     @Optional() @Inject(CACHE_INVALIDATIONS) private readonly invalidations?: CacheInvalidations,
   ) {}
 
@@ -104,7 +104,7 @@ export class AgentKeysUseCases {
       if (requestedBy === 'agent' && graceSeconds === 0) await tx.deleteClaim(agentId);
       return { created, previous, issued };
     });
-    this.invalidations?.publish('agent-keys', agentId);
+    await this.invalidations?.publish('agent-keys', agentId);
     return { agentKey: issued.key, key: toKeyInfo(created, now), previousKeys: previous.map((k) => toKeyInfo(k, now)) };
   }
 
@@ -123,7 +123,7 @@ export class AgentKeysUseCases {
       if (requestedBy === 'agent') await tx.deleteClaim(agentId);
       return revoked;
     });
-    this.invalidations?.publish('agent-keys', agentId);
+    await this.invalidations?.publish('agent-keys', agentId);
     return { revoked: true, key: toKeyInfo(revoked, now) };
   }
 }

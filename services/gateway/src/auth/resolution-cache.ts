@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Inject, Injectable, type OnModuleDestroy, Optional } from '@nestjs/common';
-import { CACHE_INVALIDATIONS, type CacheInvalidations, TaggedCache } from '@agent-memory/platform';
+import { CACHE_INVALIDATIONS, CACHE_TOKENS, type CacheInvalidations, type CacheTokens, TaggedCache } from '@agent-memory/platform';
 import type { Principal } from '@agent-memory/shared';
 
 /** Entries of each cache (keys presented, records reached): a few MB at most. */
@@ -9,33 +9,58 @@ export const RESOLUTION_CACHE_CAPACITY = 10_000;
 export const RESOLUTION_CACHE_TTL_MS = 60_000;
 
 /**
+ * A cached principal and, in cluster mode, the agent's cache token it was read under ({@link CacheTokens});
+ * `token: null` there marks a hint only (the key's agent, never served), kept so that the next call can
+ * read the agent's token before it asks.
+ */
+interface PrincipalEntry {
+  principal: Principal;
+  token: string | null;
+}
+
+/**
  * What the gateway resolved for earlier requests, so that an agent's next call skips two bus round trips
- * (docs/architecture.md, "Caches of the standalone gateway"): the principal of an agent key
+ * (docs/architecture.md, "Caches of the gateway"): the principal of an agent key
  * (`agents.v1.authenticate-key`) and that a record is the agent's own (`records.v1.resolve-access`).
- * Only with {@link CacheInvalidations} (standalone: one process), which makes it exact: a rotation or
- * revocation drops the agent's keys and a deletion drops the record before the writer answers, and a
- * resolution that was in flight meanwhile is not stored. A key is kept no longer than its own end
- * (`keyExpiresAt`, set by a rotation's grace) and no entry longer than {@link RESOLUTION_CACHE_TTL_MS}.
- * Only successes are kept (a refusal is asked again each time); keys are held as their SHA-256. Without
- * invalidations (cluster) nothing is cached and every request asks the owning service.
+ * Exact in both run modes: a rotation or revocation of the agent's keys, or a record's deletion, is seen
+ * by the very next call after the writer answers.
+ *
+ * - Standalone ({@link CacheInvalidations} with `subscribe`, one process): the writer's notice drops the
+ *   entries before it answers, and a resolution that was in flight meanwhile is not stored.
+ * - Cluster ({@link CacheTokens} in Redis): an entry holds the token of its agent (principal) or record
+ *   (access) read before the owning service was asked, and is served only while Redis still holds that
+ *   token (one GET per check); the owner replaces the token after its commit, before it answers. The
+ *   first call with a key learns its agent (the token to read), the second caches it. A Redis error means
+ *   asking the owner (nothing is served or stored without a token).
+ *
+ * A key is kept no longer than its own end (`keyExpiresAt`, set by a rotation's grace) and no entry longer
+ * than {@link RESOLUTION_CACHE_TTL_MS}. Only successes are kept (a refusal is asked again each time); keys
+ * are held as their SHA-256. With neither (a process without them) nothing is cached.
  */
 @Injectable()
 export class ResolutionCache implements OnModuleDestroy {
-  private readonly principals = new TaggedCache<Principal>(RESOLUTION_CACHE_CAPACITY, RESOLUTION_CACHE_TTL_MS);
-  private readonly access = new TaggedCache<true>(RESOLUTION_CACHE_CAPACITY, RESOLUTION_CACHE_TTL_MS);
+  private readonly principals = new TaggedCache<PrincipalEntry>(RESOLUTION_CACHE_CAPACITY, RESOLUTION_CACHE_TTL_MS);
+  /** Per `agentId\nrecordId`: the record's token (cluster), or '' (standalone, where notices drop the entry). */
+  private readonly access = new TaggedCache<string>(RESOLUTION_CACHE_CAPACITY, RESOLUTION_CACHE_TTL_MS);
   private readonly unsubscribe: Array<() => void> = [];
+  /** In-process notices (standalone); when absent, `tokens` (cluster) or nothing. */
+  private readonly local: boolean;
   /** Set at shutdown, when the change notices stop: nothing is cached or served from the cache any more. */
   private closed = false;
 
-  constructor(@Optional() @Inject(CACHE_INVALIDATIONS) private readonly invalidations?: CacheInvalidations) {
-    if (!invalidations) return;
+  constructor(
+    @Optional() @Inject(CACHE_INVALIDATIONS) invalidations?: CacheInvalidations,
+    @Optional() @Inject(CACHE_TOKENS) private readonly tokens?: CacheTokens,
+  ) {
+    this.local = invalidations?.subscribe !== undefined;
+    if (!invalidations?.subscribe) return;
     this.unsubscribe.push(invalidations.subscribe('agent-keys', (agentId) => this.principals.invalidate(`agent:${agentId}`)));
     this.unsubscribe.push(invalidations.subscribe('records', (recordId) => this.access.invalidate(`record:${recordId}`)));
   }
 
-  /** Whether anything is cached in this process (standalone, until shutdown). */
+  /** Whether anything is cached in this process (standalone or with cache tokens, until shutdown). */
   get enabled(): boolean {
-    return this.invalidations !== undefined && !this.closed;
+    return (this.local || this.tokens !== undefined) && !this.closed;
   }
 
   /**
@@ -46,11 +71,23 @@ export class ResolutionCache implements OnModuleDestroy {
     if (!this.enabled) return strip(await resolve());
     const key = createHash('sha256').update(agentKey).digest('base64');
     const cached = this.principals.get(key);
-    if (cached) return cached;
-    const token = this.principals.begin();
+    if (this.local) {
+      if (cached) return cached.principal;
+      const generation = this.principals.begin();
+      const reply = await resolve();
+      const principal = strip(reply);
+      this.principals.set(key, { principal, token: null }, generation, { tags: [`agent:${principal.agentId}`], expiresAt: expiryOf(reply) });
+      return principal;
+    }
+    const tokens = this.tokens!;
+    const agentId = cached?.principal.agentId;
+    if (cached?.token && (await tokens.read('agent-keys', cached.principal.agentId)) === cached.token) return cached.principal;
+    // Asked of the agents service: under the agent's token read first, when the key's agent is known.
+    const token = agentId ? await tokens.current('agent-keys', agentId) : null;
     const reply = await resolve();
     const principal = strip(reply);
-    this.principals.set(key, principal, token, { tags: [`agent:${principal.agentId}`], expiresAt: reply.keyExpiresAt ? Date.parse(reply.keyExpiresAt) : undefined });
+    const exact = token !== null && principal.agentId === agentId;
+    this.principals.set(key, { principal, token: exact ? token : null }, this.principals.begin(), { tags: [], expiresAt: expiryOf(reply) });
     return principal;
   }
 
@@ -61,10 +98,19 @@ export class ResolutionCache implements OnModuleDestroy {
       return;
     }
     const key = `${agentId}\n${recordId}`;
-    if (this.access.get(key)) return;
-    const token = this.access.begin();
+    const cached = this.access.get(key);
+    if (this.local) {
+      if (cached !== undefined) return;
+      const generation = this.access.begin();
+      await check();
+      this.access.set(key, '', generation, { tags: [`record:${recordId}`] });
+      return;
+    }
+    const tokens = this.tokens!;
+    if (cached !== undefined && (await tokens.read('records', recordId)) === cached) return;
+    const token = await tokens.current('records', recordId);
     await check();
-    this.access.set(key, true, token, { tags: [`record:${recordId}`] });
+    if (token !== null) this.access.set(key, token, this.access.begin(), { tags: [] });
   }
 
   /** Shutdown: the HTTP server may still answer calls after this hook, so caching stops with the notices. */
@@ -72,6 +118,11 @@ export class ResolutionCache implements OnModuleDestroy {
     this.closed = true;
     for (const stop of this.unsubscribe.splice(0)) stop();
   }
+}
+
+/** When a resolved key ends (ms since the epoch), if it does. */
+function expiryOf(reply: { keyExpiresAt?: string | null }): number | undefined {
+  return reply.keyExpiresAt ? Date.parse(reply.keyExpiresAt) : undefined;
 }
 
 function strip({ agentId, keyEnvironment, mode }: Principal): Principal {

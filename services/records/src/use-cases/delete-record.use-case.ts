@@ -18,7 +18,7 @@ export class DeleteRecordUseCase {
   constructor(
     private readonly records: RecordsRepository,
     private readonly outbox: PublishOutboxUseCase,
-    /** Told of every deleted record after the commit, so no cached access check outlives it (standalone). */
+    /** Told of every deleted record after the commit, so no gateway's cached access check outlives it (docs/architecture.md, "Caches of the gateway"). */
     @Optional() @Inject(CACHE_INVALIDATIONS) private readonly invalidations?: CacheInvalidations,
   ) {}
 
@@ -40,7 +40,9 @@ export class DeleteRecordUseCase {
       await tx.addOutboxEvent({ id: event.eventId, subject: EVENTS.recordDeleted, payload: event });
       return order;
     });
-    for (const id of ids) this.invalidations?.publish('records', id);
+    // Before the answer: no gateway serves a cached access check of these records after it.
+    const invalidations = this.invalidations;
+    if (invalidations) await Promise.all(ids.map(async (id) => void (await invalidations.publish('records', id))));
     // The event is committed: publishing is only a trigger (the relay retries), so a slow bus never fails the delete.
     void this.outbox.execute();
     return { deleted: true, id: recordId, deletedRecordIds: ids };
