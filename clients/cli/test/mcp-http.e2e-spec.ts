@@ -1,8 +1,9 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
@@ -114,9 +115,15 @@ describe('the real command: agent-memory mcp --http', () => {
     expect(code).toBe(0);
   }, 90_000);
 
-  it('refuses --record with --http (a record belongs to one agent) as a usage error', () => {
-    const run = spawnSync(process.execPath, [bin, 'mcp', '--http', '0', '--record', 'rec_abc'], { env, encoding: 'utf8', timeout: 60_000 });
-    expect(run.status).toBe(2);
+  it('refuses --record with --http (a record belongs to one agent) as a usage error', async () => {
+    // Asynchronous on purpose: spawnSync would block this process's event loop for the CLI's whole run, and
+    // a keep-alive socket of the fetches around it that the server closed meanwhile (its 5 s idle timeout)
+    // would then be reused before the client noticed: ECONNRESET in the next test.
+    const run = await promisify(execFile)(process.execPath, [bin, 'mcp', '--http', '0', '--record', 'rec_abc'], { env, encoding: 'utf8', timeout: 60_000 }).then(
+      () => ({ code: 0, stderr: '' }),
+      (error: { code?: number; stderr?: string }) => ({ code: error.code, stderr: error.stderr ?? '' }),
+    );
+    expect(run.code).toBe(2);
     expect(run.stderr).toContain('--record applies to stdio only');
   }, 90_000);
 });
