@@ -14,6 +14,9 @@ import type { RememberUseCase } from './remember.use-case';
  * timeout means "not applied"), and a key whose first request is still in progress (or crashed) answers
  * RATE_LIMITED with the seconds until its claim can be taken over, after which the retry stores it once.
  */
+/** The deadline of the calls that must complete: far beyond their work, even on a loaded 2-core machine. */
+const WORKING_DEADLINE_MS = 45_000;
+
 describe('remember and the request deadline', () => {
   let prisma: MemoryPrismaClient;
   let index: EmbeddedVectorIndex;
@@ -25,6 +28,8 @@ describe('remember and the request deadline', () => {
     const started = await startMemoryReplicas(1);
     ({ index, blobs, close } = started);
     ({ prisma, remember } = started.replicas[0]);
+    // The model loads here, not inside a case's deadline (tfjs-wasm takes seconds on a loaded machine).
+    await started.embedder.embed(['warm-up']);
   }, 120_000);
   afterAll(() => close?.());
 
@@ -53,10 +58,10 @@ describe('remember and the request deadline', () => {
     expect(await blobs.list(`records/${recordId}/`)).toEqual([]);
     expect(await prisma.memoryIdempotencyKey.count({ where: { recordId } })).toBe(0);
 
-    const retry = await withDeadline(10_000, () => remember.execute({ agentId, recordId, body }));
+    const retry = await withDeadline(WORKING_DEADLINE_MS, () => remember.execute({ agentId, recordId, body }));
     expect(retry.replayed).toBe(false);
     expect((await rows(recordId)).map((r) => r.id)).toEqual([retry.result.id]);
-    const replay = await withDeadline(10_000, () => remember.execute({ agentId, recordId, body }));
+    const replay = await withDeadline(WORKING_DEADLINE_MS, () => remember.execute({ agentId, recordId, body }));
     expect(replay).toMatchObject({ result: retry.result, replayed: true });
     expect(replay.commitId).toBeDefined();
     expect(replay.commitId).toBe(retry.commitId);
@@ -99,7 +104,7 @@ describe('remember and the request deadline', () => {
     const first = withDeadline(60_000, () => remember.execute({ agentId, recordId, body }));
     await atBlobStore;
 
-    const busy = await withDeadline(10_000, () => remember.execute({ agentId, recordId, body })).then(
+    const busy = await withDeadline(WORKING_DEADLINE_MS, () => remember.execute({ agentId, recordId, body })).then(
       () => undefined,
       (err: unknown) => err,
     );
@@ -110,7 +115,7 @@ describe('remember and the request deadline', () => {
 
     // the first request's deadline passes (it can no longer commit): its claim is taken over by the retry
     await prisma.memoryIdempotencyKey.updateMany({ where: { recordId, key: 'k-busy' }, data: { expiresAt: new Date(Date.now() - 1) } });
-    const retry = await withDeadline(10_000, () => remember.execute({ agentId, recordId, body }));
+    const retry = await withDeadline(WORKING_DEADLINE_MS, () => remember.execute({ agentId, recordId, body }));
     expect(retry.replayed).toBe(false);
 
     unstall();
