@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
 import { Redis } from 'ioredis';
+import { freePort } from '@agent-memory/testing';
 import { CACHE_TOKENS_REDIS_OPTIONS, RedisCacheTokens } from './redis-cache-tokens';
 
 // Integration: the real Redis on 127.0.0.1:6379; every run uses its own key prefix and deletes it after.
@@ -14,15 +14,6 @@ async function connect(): Promise<Redis> {
   connections.push(redis);
   await new Promise((resolve) => redis.once('ready', resolve));
   return redis;
-}
-
-/** A port on 127.0.0.1 with nothing listening (taken, then released). */
-async function deadPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 afterAll(async () => {
@@ -63,7 +54,7 @@ describe('RedisCacheTokens (real Redis)', () => {
   });
 
   it('answers null to readers while Redis is unreachable, and rejects a publish after its retries', async () => {
-    const unreachable = new Redis(`redis://127.0.0.1:${await deadPort()}`, CACHE_TOKENS_REDIS_OPTIONS);
+    const unreachable = new Redis(`redis://127.0.0.1:${await freePort()}`, CACHE_TOKENS_REDIS_OPTIONS);
     unreachable.on('error', () => undefined); // nothing listens there
     connections.push(unreachable);
     const tokens = new RedisCacheTokens(unreachable, prefix);
