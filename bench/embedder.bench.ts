@@ -7,12 +7,14 @@
  * Each measurement runs BENCH_REPEATS times (default 3); the table shows min and median over the
  * repeats, because the 2-core machines this runs on are often shared. onnx runs with 1 and 2 intra-op
  * threads (EMBEDDER threads default: 1, see onnx-use-lite.runner.ts), and the int8 copy (the default,
- * `EMBEDDER_PRECISION`; quantise-int8.ts) with 1 thread, one text per model run as the service runs it.
+ * `EMBEDDER_PRECISION`; quantise-int8.ts) with 1 thread, one text per model run as the service runs it:
+ * its unsigned weight codes, and on a CPU with VNNI also the signed ones the service uses there
+ * (cpu-int8-codes.ts).
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ensureUseLiteOnnxModel, loadOnnxUseLiteRunner, loadUseLiteRunner } from '@agent-memory/memory';
+import { cpuHasVnni, ensureUseLiteOnnxModel, type Int8WeightCodes, loadOnnxUseLiteRunner, loadUseLiteRunner } from '@agent-memory/memory';
 import { percentile } from './lib/stats';
 import { printTable, type Cell } from './lib/table';
 
@@ -65,7 +67,8 @@ async function main(): Promise<void> {
   process.stdout.write(`# USE-lite engines: ${texts.length} LoCoMo turns, ${REPEATS} repeats, batches of ${BATCH}; node ${process.version}, ${cpus().length} CPUs\n\n`);
   const conversions: number[] = [];
   let modelPath = '';
-  let int8Path = '';
+  const int8Codes: Int8WeightCodes[] = cpuHasVnni() ? ['unsigned', 'signed'] : ['unsigned'];
+  const int8Paths = new Map<Int8WeightCodes, string>();
   const directories: string[] = [];
   for (let r = 0; r < REPEATS; r++) {
     const directory = await mkdtemp(join(tmpdir(), 'embedder-bench-'));
@@ -73,7 +76,7 @@ async function main(): Promise<void> {
     const file = await ensureUseLiteOnnxModel(directory);
     conversions.push(file.conversionMs);
     modelPath = file.path;
-    int8Path = (await ensureUseLiteOnnxModel(directory, { precision: 'int8' })).path;
+    for (const codes of int8Codes) int8Paths.set(codes, (await ensureUseLiteOnnxModel(directory, { precision: 'int8', int8Codes: codes })).path);
   }
   const results: EngineResult[] = [];
   let start = performance.now();
@@ -86,10 +89,12 @@ async function main(): Promise<void> {
     results.push(await measure(`onnx, ${threads} thread${threads > 1 ? 's' : ''}`, onnx, performance.now() - start, texts));
     onnx.dispose();
   }
-  start = performance.now();
-  const int8 = await loadOnnxUseLiteRunner({ modelPath: int8Path, textPerRun: true });
-  results.push(await measure('onnx int8, 1 thread', int8, performance.now() - start, texts));
-  int8.dispose();
+  for (const [codes, path] of int8Paths) {
+    start = performance.now();
+    const int8 = await loadOnnxUseLiteRunner({ modelPath: path, textPerRun: true });
+    results.push(await measure(`onnx int8 ${codes} codes, 1 thread`, int8, performance.now() - start, texts));
+    int8.dispose();
+  }
   for (const directory of directories) await rm(directory, { recursive: true, force: true });
   process.stdout.write(`conversion to ONNX: min ${Math.min(...conversions).toFixed(0)} ms, median ${median(conversions).toFixed(0)} ms\n\n`);
   const rows: Cell[][] = results.map((r) => [

@@ -1,6 +1,7 @@
 /**
  * `node -r @swc-node/register bench/remember-profile.bench.ts`: where a remember's time goes. Starts the
- * standalone service in-process (bench/lib/server.ts), wraps PGlite's protocol entry point (`execProtocolRaw`, which every statement goes through) to count and
+ * standalone service in-process (bench/lib/server.ts), wraps PGlite's protocol entry points (`execProtocolRaw`, and `execProtocolRawStream`, with which
+ * the prepared client runs its statements; every statement goes through one of them) to count and
  * time every statement the embedded database runs, then remembers PROFILE_N (default 200) synthetic
  * memories one at a time and PROFILE_N with 8 in flight, and prints per remember: latency p50, the
  * statements run (grouped by their SQL text, first 100 characters) with their count and time per remember,
@@ -58,22 +59,28 @@ function label(message: Uint8Array): string {
   return kind;
 }
 
-const proto = PGlite.prototype as unknown as { execProtocolRaw: (m: Uint8Array, o?: unknown) => Promise<unknown> };
-const original = proto.execProtocolRaw;
-proto.execProtocolRaw = async function (this: unknown, message: Uint8Array, options?: unknown) {
-  const t = performance.now();
-  try {
-    return await original.call(this, message, options);
-  } finally {
-    const ms = since(t);
-    pgliteMs += ms;
-    const key = label(message);
-    const s = stats.get(key) ?? { count: 0, ms: 0 };
-    s.count++;
-    s.ms += ms;
-    stats.set(key, s);
-  }
-};
+type ProtocolCall = (m: Uint8Array, o?: unknown) => Promise<unknown>;
+const proto = PGlite.prototype as unknown as Record<'execProtocolRaw' | 'execProtocolRawStream', ProtocolCall>;
+// Every way a statement reaches the backend: execProtocolRaw (PGlite's own `query` and `exec`, and
+// execProtocolStream, with which the prepared client of libs/platform/src/database/pglite-prepared.ts
+// prepares), and execProtocolRawStream, with which that client runs Bind, Execute and Sync.
+for (const method of ['execProtocolRaw', 'execProtocolRawStream'] as const) {
+  const original = proto[method];
+  proto[method] = async function (this: unknown, message: Uint8Array, options?: unknown) {
+    const t = performance.now();
+    try {
+      return await original.call(this, message, options);
+    } finally {
+      const ms = since(t);
+      pgliteMs += ms;
+      const key = label(message);
+      const s = stats.get(key) ?? { count: 0, ms: 0 };
+      s.count++;
+      s.ms += ms;
+      stats.set(key, s);
+    }
+  };
+}
 
 function report(title: string, n: number, latencies: number[], wallMs: number, cpu: NodeJS.CpuUsage, call = 'remember'): void {
   const s = summarise(latencies);

@@ -96,7 +96,7 @@ describe('USE-lite on onnxruntime vs tfjs-wasm', () => {
     await Promise.all([viaTfjs.close(), viaOnnx.close()]);
   }, 300_000); // tfjs-wasm on 315 texts (two of ~50 KB) takes 20-40 s alone, several times that on a loaded 2-core machine
 
-  it.each(CODES)('int8 (%s codes): embeds 300 LoCoMo turns and the edge cases with cosine >= 0.998 to the fp32 vectors (0.999 on average over the turns), and ranks like fp32', async (codes) => {
+  it.each(CODES)('int8 (%s codes): embeds 300 LoCoMo turns and the edge cases with cosine >= 0.998 to the fp32 vectors (0.999 on average over the turns), and ranks like fp32; signed codes give the unsigned vectors', async (codes) => {
     const texts = [...(await locomoTurns(300)), ...EDGE_CASES];
     const runner = int8.get(codes)!;
     const viaFp32 = new UseLiteEmbedder({ loadRunner: async () => ({ run: (t) => onnx.run(t), dispose() {} }), cacheSize: 0, maxBatchSize: 32 });
@@ -124,6 +124,18 @@ describe('USE-lite on onnxruntime vs tfjs-wasm', () => {
       shared += overlap;
     }
     expect(shared / 250).toBeGreaterThanOrEqual(0.9);
+    if (codes === 'signed') {
+      // The same codes and exact integer sums: the signed copy gives the unsigned copy's vectors, to the bit
+      // (measured: all 300 turns identical), so switching CPUs never moves a stored vector.
+      const unsigned = int8.get('unsigned')!;
+      let largest = 0;
+      for (const text of texts.slice(0, 100)) {
+        const [[a], [b]] = [await runner.run([text]), await unsigned.run([text])];
+        for (let j = 0; j < a.length; j++) largest = Math.max(largest, Math.abs(a[j] - b[j]));
+      }
+      expect(largest).toBeLessThanOrEqual(1e-6);
+      process.stdout.write(`int8 signed vs unsigned codes: largest difference ${largest} over 100 texts\n`);
+    }
     process.stdout.write(`int8 (${codes} codes) vs fp32: min cosine ${minimum.toFixed(6)} over ${texts.length} texts, mean ${meanOverTurns.toFixed(6)} over the turns; top-5 overlap ${((100 * shared) / 250).toFixed(1)} %\n`);
     await Promise.all([viaFp32.close(), viaInt8.close()]);
   }, 300_000);
