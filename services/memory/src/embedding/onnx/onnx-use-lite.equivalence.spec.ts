@@ -96,7 +96,7 @@ describe('USE-lite on onnxruntime vs tfjs-wasm', () => {
     await Promise.all([viaTfjs.close(), viaOnnx.close()]);
   }, 300_000); // tfjs-wasm on 315 texts (two of ~50 KB) takes 20-40 s alone, several times that on a loaded 2-core machine
 
-  it.each(CODES)('int8 (%s codes): embeds 300 LoCoMo turns and the edge cases with cosine >= 0.998 to the fp32 vectors (0.999 on average over the turns), and ranks like fp32; signed codes give the unsigned vectors', async (codes) => {
+  it.each(CODES)('int8 (%s codes): embeds 300 LoCoMo turns and the edge cases with cosine >= 0.998 to the fp32 vectors (0.999 on average over the turns), and ranks like fp32 (signed codes: also equal to the unsigned ones)', async (codes) => {
     const texts = [...(await locomoTurns(300)), ...EDGE_CASES];
     const runner = int8.get(codes)!;
     const viaFp32 = new UseLiteEmbedder({ loadRunner: async () => ({ run: (t) => onnx.run(t), dispose() {} }), cacheSize: 0, maxBatchSize: 32 });
