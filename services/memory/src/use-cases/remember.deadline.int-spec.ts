@@ -7,6 +7,9 @@ import type { EmbeddedVectorIndex } from '../vector-index/embedded.vector-index'
 import { startMemoryReplicas } from './memory-replicas.fixture';
 import type { RememberUseCase } from './remember.use-case';
 
+/** The deadline of the calls that must complete: far beyond their work, even on a loaded 2-core machine. */
+const WORKING_DEADLINE_MS = 45_000;
+
 /**
  * Remember under a bus request's deadline (docs/api.md "After a 500 or a timeout"), on the machine's
  * PostgreSQL with the real embedder, embedded index and a filesystem blob store that a test can stall:
@@ -14,9 +17,6 @@ import type { RememberUseCase } from './remember.use-case';
  * timeout means "not applied"), and a key whose first request is still in progress (or crashed) answers
  * RATE_LIMITED with the seconds until its claim can be taken over, after which the retry stores it once.
  */
-/** The deadline of the calls that must complete: far beyond their work, even on a loaded 2-core machine. */
-const WORKING_DEADLINE_MS = 45_000;
-
 describe('remember and the request deadline', () => {
   let prisma: MemoryPrismaClient;
   let index: EmbeddedVectorIndex;
