@@ -37,6 +37,8 @@ export interface EmbeddedIndexStats {
   tornBytesDropped: number;
   /** Whether dense products run natively ({@link EmbeddedVectorIndexOptions.nativeScan}). */
   nativeScan: boolean;
+  /** Whether records of 16,384 points or more keep the SIMD fast-scan layout (fast-scan.ts; false where WebAssembly SIMD is unavailable). */
+  fastScan: boolean;
   /** Whether a log was rewritten (compacted) since `open`. */
   compacted: boolean;
   /** Tenants in memory, and their estimated heap bytes (`TenantIndex.bytes()`), and the budget. */

@@ -8,6 +8,7 @@ import { lockDirectory, unlockDirectory } from './directory-lock';
 import { DEFAULT_INDEX_MEMORY_BUDGET_BYTES, type EmbeddedIndexStats, type EmbeddedVectorIndexOptions } from './embedded.vector-index.options';
 import { checkDescriptor, checkId, checkSearch, checkSparse, checkTenant, mismatchError, normalised, preparePoint, sameDescriptor } from './embedded-input';
 import { readErasureMarkers, removeErasureMarker } from './erasure-markers';
+import { fastScanAvailable, fastScanUnavailableReason } from './fast-scan';
 import { migrateLegacyLog } from './legacy-log.migration';
 import { LogCompaction } from './log-compaction';
 import { LogWriter } from './log-writer';
@@ -32,8 +33,8 @@ export { DEFAULT_INDEX_MEMORY_BUDGET_BYTES, type EmbeddedIndexStats, type Embedd
  *   heap for the top k. Vectors are L2-normalised on upsert and queries on search. The products run in
  *   onnxruntime's native kernels when it loads (`nativeScan`, native-dense-scorer.ts), else in JavaScript.
  *   Tenants above 16,384 points (natively; 4,096 in JavaScript) are searched with a 1-bit pre-filter and
- *   exact re-scoring of 20·k candidates ({@link DenseScan}); smaller ones exactly. Scores are always
- *   exact cosines.
+ *   exact re-scoring of 20·k candidates ({@link DenseScan}; from 16,384 points the pre-filter is the SIMD
+ *   fast scan, fast-scan.ts); smaller ones exactly. Scores are always exact cosines.
  * - Sparse: per tenant an inverted index in pooled typed arrays (see {@link TenantIndex}), Okapi BM25
  *   as in {@link scoreBm25} with k1 and b from the options (default {@link DEFAULT_BM25}).
  * - Files in `directory`: `descriptor.json` (embedderId, dimension, format), `tenants/<tenant>.wal.jsonl`
@@ -104,6 +105,7 @@ export class EmbeddedVectorIndex implements VectorIndex {
       logRecords,
       livePoints,
       nativeScan: this.denseScan.native !== undefined,
+      fastScan: fastScanAvailable(),
       tornBytesDropped: this.tenants.tornBytesDropped,
       compacted: this.writer.compacted,
       residentTenants: cache.size,
@@ -127,6 +129,9 @@ export class EmbeddedVectorIndex implements VectorIndex {
     } catch (error) {
       await unlockDirectory(this.directory);
       throw error;
+    }
+    if (!fastScanAvailable()) {
+      new Logger(EmbeddedVectorIndex.name).warn(`fast scan unavailable: ${fastScanUnavailableReason()}; large records use the JavaScript pre-filter`);
     }
     if (this.nativeScan && !this.denseScan.native) {
       const scorer = await loadNativeDenseScorer();

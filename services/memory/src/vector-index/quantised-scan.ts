@@ -1,3 +1,4 @@
+import type { FastScanCodes } from './fast-scan';
 import type { NativeDenseScorer } from './native-dense-scorer';
 import type { TenantIndex } from './tenant-index';
 import { TopK } from './top-k';
@@ -28,6 +29,8 @@ export const STAGE_ONE_BYTES = 16;
 export const STAGE_ONE_OVERSAMPLING = 4;
 /** Bins of the histogram that picks the first step's threshold. */
 const STAGE_ONE_BINS = 4096;
+/** At most this many bins in the histogram of the fast scan's 16-bit estimates (one per value for 512 dimensions). */
+const FAST_SCAN_BINS = 1 << 15;
 
 /** Bytes of the sign code of one vector of `dim` floats (one bit per dimension). */
 export function codeBytes(dim: number): number {
@@ -81,6 +84,7 @@ export class DenseScan {
   private kept = new Int32Array(0);
   private readonly chosen = new Int32Array(STAGE_ONE_BYTES);
   private readonly histogram = new Int32Array(STAGE_ONE_BINS);
+  private fastHistogram = new Int32Array(0);
 
   /**
    * Offers the best (exact cosine, slot) pairs of the allowed slots of `index` to `top`, which the caller
@@ -93,10 +97,14 @@ export class DenseScan {
       this.scanExact(index, query, allowed, top);
       return;
     }
-    this.fillTable(query);
     this.candidates.reset(wanted);
-    if (index.size >= STAGED_MIN_POINTS && codeBytes(index.dim) > 2 * STAGE_ONE_BYTES) this.stagedPrefilter(index, allowed, query, wanted);
-    else this.prefilter(index, allowed);
+    if (index.fastCodes) {
+      this.fastPrefilter(index, index.fastCodes, allowed, query, wanted);
+    } else {
+      this.fillTable(query);
+      if (index.size >= STAGED_MIN_POINTS && codeBytes(index.dim) > 2 * STAGE_ONE_BYTES) this.stagedPrefilter(index, allowed, query, wanted);
+      else this.prefilter(index, allowed);
+    }
     const { slots } = this.candidates.drain();
     if (this.native) {
       const scores = this.scratchScores(slots.length);
@@ -217,6 +225,35 @@ export class DenseScan {
     for (let i = 0; i < n; i++) {
       const slot = kept[i];
       const estimate = codeEstimate(table, codes, slot * bytes, bytes);
+      if (estimate >= candidates.threshold) candidates.push(estimate, slot);
+    }
+  }
+
+  /**
+   * The pre-filter of a tenant that keeps the fast-scan layout (fast-scan.ts): every point estimated on its
+   * whole code in WebAssembly SIMD (16-bit sums; ~0.45 ms for 100,000 points of 512 dimensions, against
+   * ~4-5 ms for the JavaScript stage one over a quarter of each code), then the allowed points from the
+   * histogram bin where the count from the top reaches `wanted` offered to the candidates.
+   */
+  private fastPrefilter(index: TenantIndex, fast: FastScanCodes, allowed: Uint8Array | null, query: Float32Array, wanted: number): void {
+    const { types, size } = index;
+    const estimates = fast.scan(query, size);
+    let shift = 0;
+    while (fast.maxEstimate >> shift >= FAST_SCAN_BINS) shift++;
+    const bins = (fast.maxEstimate >> shift) + 1;
+    if (this.fastHistogram.length < bins) this.fastHistogram = new Int32Array(bins);
+    const histogram = this.fastHistogram;
+    histogram.fill(0, 0, bins);
+    for (let slot = 0; slot < size; slot++) {
+      if (allowed !== null && allowed[types[slot]] === 0) continue;
+      histogram[estimates[slot] >> shift]++;
+    }
+    let bin = bins - 1;
+    for (let count = histogram[bin]; bin > 0 && count < wanted; ) count += histogram[--bin];
+    const candidates = this.candidates;
+    for (let slot = 0; slot < size; slot++) {
+      const estimate = estimates[slot];
+      if (estimate >> shift < bin || (allowed !== null && allowed[types[slot]] === 0)) continue;
       if (estimate >= candidates.threshold) candidates.push(estimate, slot);
     }
   }

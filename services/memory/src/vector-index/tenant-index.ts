@@ -1,3 +1,4 @@
+import { FAST_SCAN_MIN_POINTS, FastScanCodes, fastScanAvailable } from './fast-scan';
 import { codeBytes, encodeSigns } from './quantised-scan';
 import { TermDictionary } from './term-dictionary';
 import type { TopK } from './top-k';
@@ -39,15 +40,21 @@ const TENANT_BYTES = 512;
  *
  * - Each vector also has a 1-bit-per-dimension sign code in `codes` (slot-aligned like the matrix), the
  *   pre-filter of the quantised dense scan (quantised-scan.ts); delete moves it with the vector.
+ * - From {@link FAST_SCAN_MIN_POINTS} points on (and where WebAssembly SIMD runs), the same codes are also
+ *   kept in `fastCodes`, the layout of the SIMD fast scan (fast-scan.ts); a repack below half of that
+ *   drops them.
  *
  * Memory is {@link bytes}: about 2·4 bytes per (point, term) in each index plus about 30 bytes per
- * distinct term, `dim`·4 + `dim`/8 bytes per point for the vector and its code, and small constants.
+ * distinct term, `dim`·4 + `dim`/8 bytes per point for the vector and its code (+ `dim`/8 + 2 in the
+ * fast-scan layout of large tenants), and small constants.
  */
 export class TenantIndex {
   size = 0;
   matrix = new Float32Array(0);
   /** Sign code of each slot's vector, {@link codeBytes}(dim) bytes per slot (quantised-scan.ts). */
   codes = new Uint8Array(0);
+  /** The codes in the fast-scan layout (fast-scan.ts), from {@link FAST_SCAN_MIN_POINTS} points on; null below, or when disabled or unavailable. */
+  fastCodes: FastScanCodes | null = null;
   types = new Uint8Array(0);
   docLen = new Float32Array(0);
   ids: string[] = [];
@@ -74,7 +81,15 @@ export class TenantIndex {
   private postLive = 0;
   private idChars = 0;
 
-  constructor(readonly dim: number) {}
+  /**
+   * @param dim the vectors' dimension.
+   * @param fastScan whether large tenants keep the fast-scan layout (false: the JavaScript pre-filter
+   *   serves them, as where WebAssembly SIMD is unavailable; for tests and benchmarks of that path).
+   */
+  constructor(
+    readonly dim: number,
+    private readonly fastScan = true,
+  ) {}
 
   /** Heap bytes held: the typed arrays exactly, ids and object overhead estimated. */
   bytes(): number {
@@ -82,6 +97,7 @@ export class TenantIndex {
       TENANT_BYTES +
       this.matrix.byteLength +
       this.codes.byteLength +
+      (this.fastCodes?.bytes ?? 0) +
       this.types.byteLength +
       this.docLen.byteLength +
       this.docStart.byteLength +
@@ -128,11 +144,13 @@ export class TenantIndex {
       this.slotOf.set(point.id, slot);
       this.ids[slot] = point.id;
       this.idChars += point.id.length;
+      if (this.fastCodes === null && this.size >= FAST_SCAN_MIN_POINTS) this.buildFastCodes(this.types.length);
     } else {
       this.removePostings(slot);
     }
     this.matrix.set(point.dense, slot * this.dim);
     encodeSigns(point.dense, this.codes, slot * codeBytes(this.dim));
+    this.fastCodes?.write(slot, this.codes, slot * codeBytes(this.dim));
     this.types[slot] = point.type;
     const n = point.terms.length;
     this.fwdTerm = grown(this.fwdTerm, this.fwdUsed + n);
@@ -168,6 +186,7 @@ export class TenantIndex {
       this.matrix.copyWithin(slot * this.dim, last * this.dim, (last + 1) * this.dim);
       const bytes = codeBytes(this.dim);
       this.codes.copyWithin(slot * bytes, last * bytes, (last + 1) * bytes);
+      this.fastCodes?.write(slot, this.codes, slot * bytes);
       this.types[slot] = this.types[last];
       this.docLen[slot] = this.docLen[last];
       this.docStart[slot] = this.docStart[last];
@@ -295,6 +314,16 @@ export class TenantIndex {
     this.codes = this.codes.slice(0, this.size * codeBytes(this.dim));
     this.types = this.types.slice(0, this.size);
     this.docLen = this.docLen.slice(0, this.size);
+    // A WebAssembly memory never shrinks: a layout with much more room than points is built again.
+    const fast = this.fastCodes;
+    if (this.size < FAST_SCAN_MIN_POINTS / 2) this.fastCodes = null;
+    else if (fast ? fast.capacity > 2 * this.size + 64 : this.size >= FAST_SCAN_MIN_POINTS) this.buildFastCodes(this.size);
+  }
+
+  /** Builds {@link fastCodes} from the row codes with room for `capacity` points (no-op when disabled or unavailable). */
+  private buildFastCodes(capacity: number): void {
+    if (!this.fastScan || !fastScanAvailable()) return;
+    this.fastCodes = FastScanCodes.from(this.dim, this.codes, this.size, capacity);
   }
 
   /** Repacks when the pools hold more garbage than live data (plus slack, so small tenants never do). */
@@ -320,6 +349,7 @@ export class TenantIndex {
     this.docLen = grown(this.docLen, next, true);
     this.docStart = grown(this.docStart, next, true);
     this.docCount = grown(this.docCount, next, true);
+    this.fastCodes?.ensureCapacity(next);
   }
 
   /** Term number of a term id, adding the term when new. */

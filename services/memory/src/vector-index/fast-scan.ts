@@ -1,0 +1,208 @@
+import { codeBytes } from './quantised-scan';
+import { FAST_SCAN_WASM } from './fast-scan.wasm';
+
+/**
+ * From this many points on, a tenant keeps its sign codes a second time in the fast-scan layout
+ * ({@link FastScanCodes}); below half of it a repack drops them. The native exact scan covers tenants up
+ * to `NATIVE_EXACT_MAX_POINTS` (quantised-scan.ts), so smaller tenants would never read them.
+ */
+export const FAST_SCAN_MIN_POINTS = 16_384;
+
+/** Points per block of the layout: one 16-byte row per code nibble holds the nibble of 32 points. */
+const BLOCK_POINTS = 32;
+const PAGE_BYTES = 65_536;
+/** The kernel's 16-bit sums hold at most this many rows of 255 (fast-scan.wat). */
+const MAX_NIBBLES = 257;
+
+/** The kernel's one export (fast-scan.wat): byte offsets in its memory, `count` blocks of `nibbles` rows. */
+type ScanKernel = (lut: number, blocks: number, count: number, nibbles: number, out: number) => void;
+
+/** The parts of the WebAssembly JavaScript API used here (the project's TypeScript libraries do not declare it). */
+interface WasmMemory {
+  readonly buffer: ArrayBuffer;
+  grow(pages: number): number;
+}
+interface WasmApi {
+  Module: new (bytes: Uint8Array) => object;
+  Instance: new (module: object, imports: Record<string, Record<string, unknown>>) => { exports: Record<string, unknown> };
+  Memory: new (descriptor: { initial: number }) => WasmMemory;
+}
+const wasm = (globalThis as unknown as { WebAssembly?: WasmApi }).WebAssembly;
+
+let compiled: object | null | undefined;
+let unavailableReason = '';
+
+/**
+ * The compiled kernel (fast-scan.wat), or null when this runtime has no WebAssembly SIMD (Node with
+ * `--jitless`, say); compiled once per process. The reason is {@link fastScanUnavailableReason}.
+ */
+function kernel(): object | null {
+  if (compiled !== undefined) return compiled;
+  if (!wasm) {
+    unavailableReason = 'this runtime has no WebAssembly';
+    return (compiled = null);
+  }
+  try {
+    compiled = new wasm.Module(Buffer.from(FAST_SCAN_WASM, 'base64'));
+  } catch (error) {
+    compiled = null;
+    unavailableReason = `WebAssembly SIMD is unavailable (${(error as Error).message})`;
+  }
+  return compiled;
+}
+
+/** Whether the fast scan runs in this process; when not, large tenants use the JavaScript pre-filter. */
+export function fastScanAvailable(): boolean {
+  return kernel() !== null;
+}
+
+/** Why {@link fastScanAvailable} is false ('' when it is true). */
+export function fastScanUnavailableReason(): string {
+  kernel();
+  return unavailableReason;
+}
+
+/**
+ * A tenant's 1-bit sign codes (quantised-scan.ts, `encodeSigns`) in the layout of the 4-bit "fast scan"
+ * (André et al., VLDB 2015; fast-scan.wat): each code read as `ceil(dim / 4)` nibbles (nibble j = the signs
+ * of dimensions 4j..4j+3), stored per block of 32 points, nibble-major, in a WebAssembly memory of its
+ * own. A query's estimate of every point, Σ over dimensions with a set sign bit of query[d] (the order of
+ * the pre-filter's asymmetric estimate), is then 16 table lookups per SIMD instruction.
+ *
+ * The query's partial sums are quantised to one byte per (nibble, value): per nibble, minus its smallest
+ * entry, times one scale for all nibbles (255 / the largest range), rounded. The 16-bit sums therefore
+ * order points like the float estimate up to ±0.5 of a step per nibble; the exact re-scoring that follows
+ * the pre-filter makes the scores exact again.
+ *
+ * Memory: `ceil(dim / 4) · 16 / 32` bytes per point for the codes (64 for 512 dimensions) and 2 for the
+ * sums, rounded up to 64 KiB pages; it grows with the tenant's capacity and never shrinks (the tenant drops
+ * it and builds a smaller one instead, `TenantIndex.repack`).
+ *
+ * Slot-aligned with the tenant's other arrays: {@link write} after the row code of a slot changed.
+ * Not thread-safe; one search at a time, like the rest of the index.
+ */
+export class FastScanCodes {
+  readonly nibbles: number;
+  private readonly blockBytes: number;
+  /** Bytes of the query's table (the first region of the memory), padded to 64. */
+  private readonly lutBytes: number;
+  private readonly memory: WasmMemory;
+  private readonly run: ScanKernel;
+  private bytesView: Uint8Array;
+  private capacityBlocks = 0;
+  /** The float partial sums of one nibble (scratch of {@link scan}). */
+  private readonly partial = new Float64Array(16);
+
+  /**
+   * @param dim the dimension of the vectors (at most 1,028: the kernel's 16-bit sums hold 257 nibbles).
+   * @param capacity points to make room for.
+   * @throws Error when the kernel is unavailable ({@link fastScanAvailable}) or `dim` is too large.
+   */
+  constructor(
+    readonly dim: number,
+    capacity: number,
+  ) {
+    const module = kernel();
+    if (!module || !wasm) throw new Error(`fast scan unavailable: ${unavailableReason}`);
+    this.nibbles = Math.ceil(dim / 4);
+    if (this.nibbles > MAX_NIBBLES) throw new Error(`fast scan holds at most ${4 * MAX_NIBBLES} dimensions, not ${dim}`);
+    this.blockBytes = this.nibbles * 16;
+    this.lutBytes = Math.ceil(this.blockBytes / 64) * 64;
+    this.memory = new wasm.Memory({ initial: 1 });
+    const instance = new wasm.Instance(module, { env: { memory: this.memory } });
+    this.run = instance.exports.scan as ScanKernel;
+    this.bytesView = new Uint8Array(this.memory.buffer);
+    this.ensureCapacity(capacity);
+  }
+
+  /** Builds the layout of the first `size` row codes in `codes` (`codeBytes(dim)` bytes per slot), with room for `capacity` points. */
+  static from(dim: number, codes: Uint8Array, size: number, capacity: number): FastScanCodes {
+    const fast = new FastScanCodes(dim, Math.max(size, capacity));
+    const bytes = codeBytes(dim);
+    for (let slot = 0; slot < size; slot++) fast.write(slot, codes, slot * bytes);
+    return fast;
+  }
+
+  /** Bytes held (the WebAssembly memory). */
+  get bytes(): number {
+    return this.memory.buffer.byteLength;
+  }
+
+  /** Points the layout has room for. */
+  get capacity(): number {
+    return this.capacityBlocks * BLOCK_POINTS;
+  }
+
+  /** Makes room for `points` points (grows the memory; existing codes stay where they are). */
+  ensureCapacity(points: number): void {
+    const blocks = Math.ceil(points / BLOCK_POINTS);
+    if (blocks <= this.capacityBlocks) return;
+    const next = Math.max(blocks, Math.ceil(this.capacityBlocks * 1.5));
+    const needed = Math.ceil(this.sumsOffset(next) + next * BLOCK_POINTS * 2);
+    const pages = Math.ceil(needed / PAGE_BYTES) - this.memory.buffer.byteLength / PAGE_BYTES;
+    if (pages > 0) this.memory.grow(pages);
+    this.bytesView = new Uint8Array(this.memory.buffer);
+    this.capacityBlocks = next;
+  }
+
+  /** Stores the sign code of `slot` (< capacity), read from `codes` at byte `offset` (`codeBytes(dim)` bytes). */
+  write(slot: number, codes: Uint8Array, offset: number): void {
+    const view = this.bytesView;
+    const lane = slot & (BLOCK_POINTS - 1);
+    const high = lane >= 16;
+    let at = this.lutBytes + (slot >> 5) * this.blockBytes + (lane & 15);
+    for (let j = 0; j < this.nibbles; j++, at += 16) {
+      const byte = codes[offset + (j >> 1)];
+      const nibble = j & 1 ? byte >> 4 : byte & 15;
+      view[at] = high ? (view[at] & 0x0f) | (nibble << 4) : (view[at] & 0xf0) | nibble;
+    }
+  }
+
+  /**
+   * The estimates of the first `size` points for `query` (`dim` floats): 16-bit sums, higher = closer,
+   * ordered like Σ_{d: sign bit set} query[d]. The returned view is overwritten by the next scan and
+   * detached when the memory grows.
+   */
+  scan(query: Float32Array, size: number): Uint16Array {
+    this.fillTable(query);
+    const blocks = Math.ceil(size / BLOCK_POINTS);
+    const sums = this.sumsOffset(this.capacityBlocks);
+    this.run(0, this.lutBytes, blocks, this.nibbles, sums);
+    return new Uint16Array(this.memory.buffer, sums, size);
+  }
+
+  /** The largest sum {@link scan} can return. */
+  get maxEstimate(): number {
+    return this.nibbles * 255;
+  }
+
+  /** Byte offset of the sums when there is room for `blocks` blocks (after the table and the blocks). */
+  private sumsOffset(blocks: number): number {
+    return this.lutBytes + blocks * this.blockBytes;
+  }
+
+  /** table[16j + c] = round(scale · (Σ_{bits i of c} query[4j + i] − min_j)), one byte each. */
+  private fillTable(query: Float32Array): void {
+    const view = this.bytesView;
+    const partial = this.partial;
+    let widest = 0;
+    for (let j = 0; j < this.nibbles; j++) {
+      let range = 0;
+      for (let i = 0; i < 4; i++) range += Math.abs(query[4 * j + i] || 0);
+      if (range > widest) widest = range;
+    }
+    const scale = widest > 0 ? 255 / widest : 0;
+    for (let j = 0; j < this.nibbles; j++) {
+      let low = 0;
+      partial[0] = 0;
+      for (let i = 0; i < 4; i++) {
+        const q = query[4 * j + i] || 0;
+        if (q < 0) low += q;
+        const step = 1 << i;
+        for (let c = 0; c < step; c++) partial[step + c] = partial[c] + q;
+      }
+      const base = 16 * j;
+      for (let c = 0; c < 16; c++) view[base + c] = Math.min(255, Math.round((partial[c] - low) * scale));
+    }
+  }
+}
