@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { runWithBusHeaders } from '@agent-memory/platform';
 import { DomainError, newId, RateLimitedError, type RememberBody } from '@agent-memory/shared';
 import type { HookedBlobStore } from '@agent-memory/testing';
+import type { UseLiteEmbedder } from '../embedding/use-lite.embedder';
 import type { MemoryPrismaClient } from '../persistence/prisma';
 import type { EmbeddedVectorIndex } from '../vector-index/embedded.vector-index';
 import { startMemoryReplicas } from './memory-replicas.fixture';
@@ -16,20 +17,22 @@ const WORKING_DEADLINE_MS = 45_000;
  * a write whose deadline passed before its commit is not applied (so the gateway's 500 after a bus
  * timeout means "not applied"), and a key whose first request is still in progress (or crashed) answers
  * RATE_LIMITED with the seconds until its claim can be taken over, after which the retry stores it once.
+ * The content's blob is written while the model works; a write that fails before its commit deletes it.
  */
 describe('remember and the request deadline', () => {
   let prisma: MemoryPrismaClient;
   let index: EmbeddedVectorIndex;
   let blobs: HookedBlobStore;
   let remember: RememberUseCase;
+  let embedder: UseLiteEmbedder;
   let close: () => Promise<void>;
 
   beforeAll(async () => {
     const started = await startMemoryReplicas(1);
-    ({ index, blobs, close } = started);
+    ({ index, blobs, close, embedder } = started);
     ({ prisma, remember } = started.replicas[0]);
     // The model loads here, not inside a case's deadline (tfjs-wasm takes seconds on a loaded machine).
-    await started.embedder.embed(['warm-up']);
+    await embedder.embed(['warm-up']);
   }, 120_000);
   afterAll(() => close?.());
 
@@ -65,6 +68,35 @@ describe('remember and the request deadline', () => {
     expect(replay).toMatchObject({ result: retry.result, replayed: true });
     expect(replay.commitId).toBeDefined();
     expect(replay.commitId).toBe(retry.commitId);
+  }, 60_000);
+
+  it('writes the content to the blob store while the model works, and a failed model step leaves no blob, row or vector', async () => {
+    const recordId = newId('record');
+    // The model step waits until the blob store holds the bytes: were the write after the model step, it
+    // would never come, and the step fails with its own message instead of the model's.
+    let written!: () => void;
+    const blobWritten = new Promise<void>((resolve) => (written = resolve));
+    blobs.hook = () => {
+      written();
+      return Promise.resolve();
+    };
+    const embed = jest.spyOn(embedder, 'embed').mockImplementationOnce(async () => {
+      const late = new Promise<never>((_, reject) => setTimeout(() => reject(new Error('the blob was not written while the model worked')), 10_000));
+      await Promise.race([blobWritten, late]);
+      throw new Error('model failure');
+    });
+    try {
+      const outcome = await withDeadline(WORKING_DEADLINE_MS, () => remember.execute({ agentId, recordId, body: { content: 'The badge reader at the lab door fails on rainy mornings.', type: 'fact' } })).then(
+        () => 'applied',
+        (err: unknown) => (err as Error).message,
+      );
+      expect(outcome).toBe('model failure');
+    } finally {
+      embed.mockRestore();
+    }
+    expect(await rows(recordId)).toEqual([]);
+    expect(await blobs.list(`records/${recordId}/`)).toEqual([]);
+    expect(await index.count(recordId)).toBe(0);
   }, 60_000);
 
   it('a new memory whose deadline passes during its vector write is rolled back and leaves no vector in the index', async () => {

@@ -45,7 +45,7 @@ const CONTEXT_BACKLOG = 20_000;
 const INLINE_BORROWERS = 1_000;
 
 /**
- * Remember (docs/api.md, "Memories"): classify when `type` is omitted, summarise, embed, then
+ * Remember (docs/api.md, "Memories"): classify when `type` is omitted, summarise, embed, and meanwhile
  * write content to the blob store (a new key per write), then in one transaction take the record's and the
  * path's PostgreSQL advisory locks (so replicas of the memory service agree on one writer per path and
  * never write into a deleted record), lock the row, write the vectors to the index, and write the
@@ -101,28 +101,44 @@ export class RememberUseCase {
     }
     try {
       await this.refuseOverQuota(agentId, recordId, body);
-      // The expensive part waits for this agent's fair turn (docs/configuration.md, "Fairness between agents"),
-      // as one job: a write that starts finishes its model work without yielding it step by step to the
-      // other writes in progress, so writes complete one after another instead of all late together.
-      const { embedding, type, summary, sparse } = await this.scheduler.run(agentId, rememberCost(body.content), async () => {
-        // A call that waited past its deadline is answered 500 by the gateway already: skip its work.
-        assertBeforeDeadline();
-        const embedding = await embedDocument(this.embedder, body.content, { scope: recordId });
-        const [type, summary] = await Promise.all([body.type ?? this.classifier.classify(body.content, embedding), this.summariser.summarise(body.content)]);
-        return { embedding, type, summary, sparse: encodeKeywords(body.content) };
-      });
-      // A request that waited past its deadline (its sender has given up) stops before storing anything.
-      assertBeforeDeadline();
-      // A fresh id: the new memory's id unless a memory exists at the path when the write's path lock is
-      // held (then that memory is replaced in place, see MemoryRepository.saveRemember).
       const freshId = newId('memory');
-      const path = body.path ?? `${type}/${freshId}`;
       const bytes = Buffer.from(body.content, 'utf8');
       const hash = contentHash(bytes);
       // Unique per write (the fresh id), so a purge of a forgotten memory or of another version never
       // deletes this write's blob; under the record's prefix, which record deletion purges.
       const blobKey = `records/${recordId}/memories/${freshId}/${hash.slice('sha256:'.length)}`;
-      await this.blobs.put(blobKey, bytes, 'text/plain; charset=utf-8');
+      // The content goes to the blob store while the model works (the two waits overlap: ~2.8 ms of a
+      // ~11 ms remember here). Nothing references the blob until the row commits; on any failure before
+      // that it is deleted again, once its write has settled.
+      const stored = this.blobs.put(blobKey, bytes, 'text/plain; charset=utf-8');
+      // Handled now (a failed write must not be an unhandled rejection while the model runs); awaited below.
+      stored.catch(() => undefined);
+      // The expensive part waits for this agent's fair turn (docs/configuration.md, "Fairness between agents"),
+      // as one job: a write that starts finishes its model work without yielding it step by step to the
+      // other writes in progress, so writes complete one after another instead of all late together.
+      const analyse = () =>
+        this.scheduler.run(agentId, rememberCost(body.content), async () => {
+          // A call that waited past its deadline is answered 500 by the gateway already: skip its work.
+          assertBeforeDeadline();
+          const embedding = await embedDocument(this.embedder, body.content, { scope: recordId });
+          const [type, summary] = await Promise.all([body.type ?? this.classifier.classify(body.content, embedding), this.summariser.summarise(body.content)]);
+          return { embedding, type, summary, sparse: encodeKeywords(body.content) };
+        });
+      let analysis: Awaited<ReturnType<typeof analyse>>;
+      try {
+        analysis = await analyse();
+        await stored;
+        // A request that waited past its deadline (its sender has given up) stops before storing anything.
+        assertBeforeDeadline();
+      } catch (err) {
+        await stored.catch(() => undefined);
+        await this.blobs.delete([blobKey]).catch(() => undefined);
+        throw err;
+      }
+      const { embedding, type, summary, sparse } = analysis;
+      // A fresh id: the new memory's id unless a memory exists at the path when the write's path lock is
+      // held (then that memory is replaced in place, see MemoryRepository.saveRemember).
+      const path = body.path ?? `${type}/${freshId}`;
       const respond = (id: string): RememberResponse => ({ id, path, type, summary });
       // Contextual indexing: the own entry in the transaction; a replace marks its borrowers stale with a
       // purge task of this id, and the contextual entry is written after COMMIT (ContextualIndexer).
@@ -171,11 +187,6 @@ export class RememberUseCase {
   }
 
   /**
-   * Refuses early, before any work, a write that the agent's storage quota cannot take (a new memory, or
-   * the size change of a replace at `body.path`); the exact check runs again inside the write's
-   * transaction (MemoryRepository.saveRemember). Throws ForbiddenError (docs/api.md, "Storage quotas").
-   */
-  /**
    * After the answer (contextual indexing, {@link ContextualIndexer}): writes the memory's contextual entry and,
    * after a replace (`taskId`), runs its context-only purge task if the transaction wrote one (it re-indexes
    * the memories that borrowed from the old content; on failure its job retries). Never throws.
@@ -206,6 +217,11 @@ export class RememberUseCase {
     await this.afterAnswer.settled();
   }
 
+  /**
+   * Refuses early, before any work, a write that the agent's storage quota cannot take (a new memory, or
+   * the size change of a replace at `body.path`); the exact check runs again inside the write's
+   * transaction (MemoryRepository.saveRemember). Throws ForbiddenError (docs/api.md, "Storage quotas").
+   */
   private async refuseOverQuota(agentId: string, recordId: string, body: RememberBody): Promise<void> {
     const bytes = Buffer.byteLength(body.content, 'utf8');
     const { existing, usage } = await this.repository.quotaView(recordId, body.path, agentId);
