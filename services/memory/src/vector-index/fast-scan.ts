@@ -3,16 +3,20 @@ import { FAST_SCAN_WASM } from './fast-scan.wasm';
 
 /**
  * From this many points on, a tenant keeps its sign codes a second time in the fast-scan layout
- * ({@link FastScanCodes}); below half of it a repack drops them. The native exact scan covers tenants up
- * to `NATIVE_EXACT_MAX_POINTS` (quantised-scan.ts), so smaller tenants would never read them.
+ * ({@link FastScanCodes}); below half of it a repack drops them. With the native products the exact scan
+ * covers tenants up to `NATIVE_EXACT_MAX_POINTS` (quantised-scan.ts, the same number), so the layout is
+ * read from the first tenant size that needs a pre-filter; without them (pre-filter from 4,096 points)
+ * smaller tenants use the JavaScript pre-filter.
  */
 export const FAST_SCAN_MIN_POINTS = 16_384;
 
 /** Points per block of the layout: one 16-byte row per code nibble holds the nibble of 32 points. */
 const BLOCK_POINTS = 32;
 const PAGE_BYTES = 65_536;
-/** The kernel's 16-bit sums hold at most this many rows of 255 (fast-scan.wat). */
-const MAX_NIBBLES = 257;
+/** Largest table entry: one byte, and small enough that `nibbles` entries sum within 16 bits (fast-scan.wat). */
+function maxEntryFor(nibbles: number): number {
+  return Math.min(255, Math.floor(65_535 / nibbles));
+}
 
 /** The kernel's one export (fast-scan.wat): byte offsets in its memory, `count` blocks of `nibbles` rows. */
 type ScanKernel = (lut: number, blocks: number, count: number, nibbles: number, out: number) => void;
@@ -70,7 +74,8 @@ export function fastScanUnavailableReason(): string {
  * the pre-filter's asymmetric estimate), is then 16 table lookups per SIMD instruction.
  *
  * The query's partial sums are quantised to one byte per (nibble, value): per nibble, minus its smallest
- * entry, times one scale for all nibbles (255 / the largest range), rounded. The 16-bit sums therefore
+ * entry, times one scale for all nibbles (M / the largest range, M = 255 up to 1,028 dimensions, else
+ * ⌊65,535 / nibbles⌋ so that the 16-bit sums never overflow: 85 for 3,072), rounded. The 16-bit sums therefore
  * order points like the float estimate up to ±0.5 of a step per nibble; the exact re-scoring that follows
  * the pre-filter makes the scores exact again.
  *
@@ -83,6 +88,8 @@ export function fastScanUnavailableReason(): string {
  */
 export class FastScanCodes {
   readonly nibbles: number;
+  /** The largest table entry (255 up to 1,028 dimensions). */
+  private readonly maxEntry: number;
   private readonly blockBytes: number;
   /** Bytes of the query's table (the first region of the memory), padded to 64. */
   private readonly lutBytes: number;
@@ -94,9 +101,10 @@ export class FastScanCodes {
   private readonly partial = new Float64Array(16);
 
   /**
-   * @param dim the dimension of the vectors (at most 1,028: the kernel's 16-bit sums hold 257 nibbles).
+   * @param dim the dimension of the vectors.
    * @param capacity points to make room for.
-   * @throws Error when the kernel is unavailable ({@link fastScanAvailable}) or `dim` is too large.
+   * @throws Error when the kernel is unavailable ({@link fastScanAvailable}); RangeError when the
+   *   WebAssembly memory cannot be had.
    */
   constructor(
     readonly dim: number,
@@ -105,7 +113,7 @@ export class FastScanCodes {
     const module = kernel();
     if (!module || !wasm) throw new Error(`fast scan unavailable: ${unavailableReason}`);
     this.nibbles = Math.ceil(dim / 4);
-    if (this.nibbles > MAX_NIBBLES) throw new Error(`fast scan holds at most ${4 * MAX_NIBBLES} dimensions, not ${dim}`);
+    this.maxEntry = maxEntryFor(this.nibbles);
     this.blockBytes = this.nibbles * 16;
     this.lutBytes = Math.ceil(this.blockBytes / 64) * 64;
     this.memory = new wasm.Memory({ initial: 1 });
@@ -133,7 +141,7 @@ export class FastScanCodes {
     return this.capacityBlocks * BLOCK_POINTS;
   }
 
-  /** Makes room for `points` points (grows the memory; existing codes stay where they are). */
+  /** Makes room for `points` points (grows the memory; existing codes stay where they are). Throws RangeError when the memory cannot grow. */
   ensureCapacity(points: number): void {
     const blocks = Math.ceil(points / BLOCK_POINTS);
     if (blocks <= this.capacityBlocks) return;
@@ -173,7 +181,7 @@ export class FastScanCodes {
 
   /** The largest sum {@link scan} can return. */
   get maxEstimate(): number {
-    return this.nibbles * 255;
+    return this.nibbles * this.maxEntry;
   }
 
   /** Byte offset of the sums when there is room for `blocks` blocks (after the table and the blocks). */
@@ -181,7 +189,7 @@ export class FastScanCodes {
     return this.lutBytes + blocks * this.blockBytes;
   }
 
-  /** table[16j + c] = round(scale · (Σ_{bits i of c} query[4j + i] − min_j)), one byte each. */
+  /** table[16j + c] = round(scale · (Σ_{bits i of c} query[4j + i] − min_j)), one byte each, at most {@link maxEntry}. */
   private fillTable(query: Float32Array): void {
     const view = this.bytesView;
     const partial = this.partial;
@@ -191,7 +199,8 @@ export class FastScanCodes {
       for (let i = 0; i < 4; i++) range += Math.abs(query[4 * j + i] || 0);
       if (range > widest) widest = range;
     }
-    const scale = widest > 0 ? 255 / widest : 0;
+    const top = this.maxEntry;
+    const scale = widest > 0 ? top / widest : 0;
     for (let j = 0; j < this.nibbles; j++) {
       let low = 0;
       partial[0] = 0;
@@ -202,7 +211,7 @@ export class FastScanCodes {
         for (let c = 0; c < step; c++) partial[step + c] = partial[c] + q;
       }
       const base = 16 * j;
-      for (let c = 0; c < 16; c++) view[base + c] = Math.min(255, Math.round((partial[c] - low) * scale));
+      for (let c = 0; c < 16; c++) view[base + c] = Math.min(top, Math.round((partial[c] - low) * scale));
     }
   }
 }

@@ -1,4 +1,4 @@
-;; The fast scan of 4-bit code lookups (fast-scan.ts; docs/architecture.md, "The vector index").
+;; The fast scan of 4-bit code lookups (fast-scan.ts; docs/configuration.md, "Vector index (embedded)").
 ;;
 ;; André, Kermarrec and Le Scouarnec, "Cache locality is not enough: high-performance nearest neighbor
 ;; search with product quantization fast scan", VLDB 2015: a query's lookup table of 16 entries per
@@ -11,7 +11,7 @@
 ;; - blocks: `count` blocks of 32 points, each `nibbles` rows of 16 bytes; in row j of a block, byte i
 ;;   holds nibble j of the block's point i in its low half and of point 16 + i in its high half.
 ;; - out: `count` · 32 unsigned 16-bit sums, in point order: out[32·b + i] = Σ_j lut[j][nibble j of
-;;   point i of block b]. With at most 257 rows the sums cannot overflow (257 · 255 < 65536).
+;;   point i of block b]. The sums cannot overflow: fast-scan.ts keeps every entry at most 65535 / nibbles.
 (module
   (import "env" "memory" (memory 1))
   (func (export "scan") (param $lut i32) (param $blocks i32) (param $count i32) (param $nibbles i32) (param $out i32)

@@ -55,6 +55,8 @@ export class TenantIndex {
   codes = new Uint8Array(0);
   /** The codes in the fast-scan layout (fast-scan.ts), from {@link FAST_SCAN_MIN_POINTS} points on; null below, or when disabled or unavailable. */
   fastCodes: FastScanCodes | null = null;
+  /** Set when the fast-scan layout could not be built or grown: the tenant keeps the JavaScript pre-filter. */
+  private fastScanFailed = false;
   types = new Uint8Array(0);
   docLen = new Float32Array(0);
   ids: string[] = [];
@@ -320,10 +322,24 @@ export class TenantIndex {
     else if (fast ? fast.capacity > 2 * this.size + 64 : this.size >= FAST_SCAN_MIN_POINTS) this.buildFastCodes(this.size);
   }
 
-  /** Builds {@link fastCodes} from the row codes with room for `capacity` points (no-op when disabled or unavailable). */
+  /**
+   * Builds {@link fastCodes} from the row codes with room for `capacity` points (no-op when disabled or
+   * unavailable). A failure (no WebAssembly memory to be had) costs only speed: the tenant goes on with
+   * the JavaScript pre-filter and does not try again.
+   */
   private buildFastCodes(capacity: number): void {
-    if (!this.fastScan || !fastScanAvailable()) return;
-    this.fastCodes = FastScanCodes.from(this.dim, this.codes, this.size, capacity);
+    if (!this.fastScan || this.fastScanFailed || !fastScanAvailable()) return;
+    try {
+      this.fastCodes = FastScanCodes.from(this.dim, this.codes, this.size, capacity);
+    } catch {
+      this.dropFastCodes();
+    }
+  }
+
+  /** Gives up the fast-scan layout for good (a failed build or growth). */
+  private dropFastCodes(): void {
+    this.fastCodes = null;
+    this.fastScanFailed = true;
   }
 
   /** Repacks when the pools hold more garbage than live data (plus slack, so small tenants never do). */
@@ -337,6 +353,12 @@ export class TenantIndex {
     const capacity = this.types.length;
     if (slots <= capacity) return;
     const next = Math.max(slots, Math.ceil(capacity * 1.5));
+    // First, so that a layout that cannot grow is dropped before any slot beyond its room is written.
+    try {
+      this.fastCodes?.ensureCapacity(next);
+    } catch {
+      this.dropFastCodes();
+    }
     const matrix = new Float32Array(next * this.dim);
     matrix.set(this.matrix.subarray(0, this.size * this.dim));
     this.matrix = matrix;
@@ -349,7 +371,6 @@ export class TenantIndex {
     this.docLen = grown(this.docLen, next, true);
     this.docStart = grown(this.docStart, next, true);
     this.docCount = grown(this.docCount, next, true);
-    this.fastCodes?.ensureCapacity(next);
   }
 
   /** Term number of a term id, adding the term when new. */
