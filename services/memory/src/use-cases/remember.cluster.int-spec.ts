@@ -43,7 +43,8 @@ describe('remember with two replicas over PostgreSQL', () => {
       { content: 'The espresso machine descales every second Monday of the month.', type: 'fact', path },
       { content: 'Ground coffee for the office is ordered from the roaster on Elm Street.', type: 'fact', path },
     ];
-    // Both replicas reach their write transaction only after both have done everything before it.
+    // Both replicas reach their write transaction only after both have written their blobs (the barrier
+    // releases the two puts together; each model step runs meanwhile), so the two transactions race.
     blobs.barrier(2);
     const answers = await Promise.all(bodies.map((body, i) => replicas[i].remember.execute({ agentId, recordId, body })));
 

@@ -80,8 +80,9 @@ describe('remember and the request deadline', () => {
       written();
       return Promise.resolve();
     };
+    let timer: NodeJS.Timeout | undefined;
     const embed = jest.spyOn(embedder, 'embed').mockImplementationOnce(async () => {
-      const late = new Promise<never>((_, reject) => setTimeout(() => reject(new Error('the blob was not written while the model worked')), 10_000));
+      const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('the blob was not written while the model worked')), 10_000)));
       await Promise.race([blobWritten, late]);
       throw new Error('model failure');
     });
@@ -92,6 +93,7 @@ describe('remember and the request deadline', () => {
       );
       expect(outcome).toBe('model failure');
     } finally {
+      clearTimeout(timer);
       embed.mockRestore();
     }
     expect(await rows(recordId)).toEqual([]);

@@ -108,11 +108,10 @@ export class RememberUseCase {
       // deletes this write's blob; under the record's prefix, which record deletion purges.
       const blobKey = `records/${recordId}/memories/${freshId}/${hash.slice('sha256:'.length)}`;
       // The content goes to the blob store while the model works (the two waits overlap: ~2.8 ms of a
-      // ~11 ms remember here). Nothing references the blob until the row commits; on any failure before
-      // that it is deleted again, once its write has settled.
-      const stored = this.blobs.put(blobKey, bytes, 'text/plain; charset=utf-8');
-      // Handled now (a failed write must not be an unhandled rejection while the model runs); awaited below.
-      stored.catch(() => undefined);
+      // ~11 ms remember here), started inside the fair turn, so a call the scheduler refuses has done
+      // nothing. Nothing references the blob until the row commits; when anything fails before the
+      // transaction, it is deleted again once its write has settled.
+      let stored: Promise<void> | undefined;
       // The expensive part waits for this agent's fair turn (docs/configuration.md, "Fairness between agents"),
       // as one job: a write that starts finishes its model work without yielding it step by step to the
       // other writes in progress, so writes complete one after another instead of all late together.
@@ -120,6 +119,10 @@ export class RememberUseCase {
         this.scheduler.run(agentId, rememberCost(body.content), async () => {
           // A call that waited past its deadline is answered 500 by the gateway already: skip its work.
           assertBeforeDeadline();
+          const put = this.blobs.put(blobKey, bytes, 'text/plain; charset=utf-8');
+          // Handled now (a failed write must not be an unhandled rejection while the model runs); awaited below.
+          put.catch(() => undefined);
+          stored = put;
           const embedding = await embedDocument(this.embedder, body.content, { scope: recordId });
           const [type, summary] = await Promise.all([body.type ?? this.classifier.classify(body.content, embedding), this.summariser.summarise(body.content)]);
           return { embedding, type, summary, sparse: encodeKeywords(body.content) };
@@ -131,8 +134,11 @@ export class RememberUseCase {
         // A request that waited past its deadline (its sender has given up) stops before storing anything.
         assertBeforeDeadline();
       } catch (err) {
-        await stored.catch(() => undefined);
-        await this.blobs.delete([blobKey]).catch(() => undefined);
+        const started: Promise<void> | undefined = stored;
+        if (started) {
+          await started.catch(() => undefined);
+          await this.blobs.delete([blobKey]).catch(() => undefined);
+        }
         throw err;
       }
       const { embedding, type, summary, sparse } = analysis;
