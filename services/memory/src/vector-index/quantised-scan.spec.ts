@@ -130,6 +130,16 @@ describe('DenseScan (1-bit pre-filter, exact re-scoring)', () => {
 // 40,000 points of the same shape, for both pre-filters of large tenants.
 const large = embeddingLike(40_000, 11);
 
+/** The pre-filter of a large tenant finds at least `floor10` / `floor50` of the exact top-10 / top-50, and its scores are exact cosines. */
+function expectLargeTenantSearch(scan: DenseScan, index: TenantIndex, queries: readonly Float32Array[], floor10: number, floor50: number): void {
+  expect(meanOverlap(queries.map((query) => [scanTop(scan, index, query, 10), exactTop(index, query, 10)]))).toBeGreaterThanOrEqual(floor10);
+  expect(meanOverlap(queries.map((query) => [scanTop(scan, index, query, 50), exactTop(index, query, 50)]))).toBeGreaterThanOrEqual(floor50);
+  const top = new TopK(10);
+  scan.search(index, queries[0], null, 10, top);
+  const { slots, scores } = top.drain();
+  slots.forEach((slot, i) => expect(scores[i]).toBe(index.dot(queries[0], slot)));
+}
+
 describe('DenseScan, staged pre-filter of large tenants (JavaScript, where the fast scan is unavailable)', () => {
   // At 100,000 embedded memories the staged scan kept 99.5 % of the exact top 10 and 99.0 % of the exact
   // top 50 at about half the time of the unstaged one (docs/configuration.md, "Vector index (embedded)").
@@ -140,12 +150,7 @@ describe('DenseScan, staged pre-filter of large tenants (JavaScript, where the f
   it('finds >= 0.97 of the exact top-10 and >= 0.95 of the exact top-50, with exact cosines, above the staged threshold', () => {
     expect(index.size).toBeGreaterThanOrEqual(STAGED_MIN_POINTS);
     expect(index.fastCodes).toBeNull();
-    expect(meanOverlap(queries.map((query) => [scanTop(scan, index, query, 10), exactTop(index, query, 10)]))).toBeGreaterThanOrEqual(0.97);
-    expect(meanOverlap(queries.map((query) => [scanTop(scan, index, query, 50), exactTop(index, query, 50)]))).toBeGreaterThanOrEqual(0.95);
-    const top = new TopK(10);
-    scan.search(index, queries[0], null, 10, top);
-    const { slots, scores } = top.drain();
-    slots.forEach((slot, i) => expect(scores[i]).toBe(index.dot(queries[0], slot)));
+    expectLargeTenantSearch(scan, index, queries, 0.97, 0.95);
   });
 
   it('keeps the type filter, and finds nothing when no type is allowed', () => {
@@ -163,12 +168,7 @@ describe('DenseScan, fast-scan pre-filter of large tenants (fast-scan.ts)', () =
 
   it('estimates every point on its whole code: >= 0.99 of the exact top-10 and >= 0.97 of the exact top-50, with exact cosines', () => {
     expect(index.fastCodes).not.toBeNull();
-    expect(meanOverlap(queries.map((query) => [scanTop(scan, index, query, 10), exactTop(index, query, 10)]))).toBeGreaterThanOrEqual(0.99);
-    expect(meanOverlap(queries.map((query) => [scanTop(scan, index, query, 50), exactTop(index, query, 50)]))).toBeGreaterThanOrEqual(0.97);
-    const top = new TopK(10);
-    scan.search(index, queries[0], null, 10, top);
-    const { slots, scores } = top.drain();
-    slots.forEach((slot, i) => expect(scores[i]).toBe(index.dot(queries[0], slot)));
+    expectLargeTenantSearch(scan, index, queries, 0.99, 0.97);
   });
 
   it('keeps the type filter, and finds nothing when no type is allowed', () => {
