@@ -14,7 +14,7 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { cpuHasVnni, ensureUseLiteOnnxModel, type Int8WeightCodes, loadOnnxUseLiteRunner, loadUseLiteRunner } from '@agent-memory/memory';
+import { ensureUseLiteOnnxModel, type Int8WeightCodes, int8WeightCodesToCompare, loadOnnxUseLiteRunner, loadUseLiteRunner } from '@agent-memory/memory';
 import { percentile } from './lib/stats';
 import { printTable, type Cell } from './lib/table';
 
@@ -67,7 +67,7 @@ async function main(): Promise<void> {
   process.stdout.write(`# USE-lite engines: ${texts.length} LoCoMo turns, ${REPEATS} repeats, batches of ${BATCH}; node ${process.version}, ${cpus().length} CPUs\n\n`);
   const conversions: number[] = [];
   let modelPath = '';
-  const int8Codes: Int8WeightCodes[] = cpuHasVnni() ? ['unsigned', 'signed'] : ['unsigned'];
+  const int8Codes = int8WeightCodesToCompare();
   const int8Paths = new Map<Int8WeightCodes, string>();
   const directories: string[] = [];
   for (let r = 0; r < REPEATS; r++) {

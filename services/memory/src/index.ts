@@ -11,7 +11,7 @@ export { EMBEDDER, type EmbedOptions, type Embedder } from './embedding/embedder
 export { boundForUseLite, loadUseLiteRunner, UseLiteEmbedder } from './embedding/use-lite.embedder';
 export { DEFAULT_INTRA_OP_THREADS, loadOnnxUseLiteRunner, type OrtModule } from './embedding/onnx/onnx-use-lite.runner';
 export { ensureUseLiteOnnxModel, useLiteModelPackage } from './embedding/onnx/use-lite-onnx-cache';
-export { cpuHasVnni } from './embedding/onnx/cpu-int8-codes';
+export { cpuHasVnni, int8WeightCodesToCompare } from './embedding/onnx/cpu-int8-codes';
 export type { Int8WeightCodes } from './embedding/onnx/quantise-int8';
 export { normaliseL2 } from './embedding/vector-math';
 export { type UseLiteTokenizerParts, WindowedUseLiteTokenizer } from './embedding/use-lite.tokenizer';

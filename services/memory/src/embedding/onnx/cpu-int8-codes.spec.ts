@@ -1,4 +1,4 @@
-import { cpuHasVnni, int8WeightCodesForCpu } from './cpu-int8-codes';
+import { cpuHasVnni, int8WeightCodesForCpu, int8WeightCodesToCompare } from './cpu-int8-codes';
 
 /** A `/proc/cpuinfo` excerpt of two logical CPUs with these flags. */
 function cpuinfo(flags: string): string {
@@ -21,6 +21,12 @@ describe('int8 weight codes for the CPU', () => {
   it('unsigned codes on other architectures and where there is no cpuinfo', () => {
     expect(cpuHasVnni(cpuinfo('fp asimd asimddp avx512_vnni'), 'arm64')).toBe(false);
     expect(int8WeightCodesForCpu('', 'x64')).toBe('unsigned');
+  });
+
+  it('compares both codes only where the signed ones run (VNNI), the one in use last', () => {
+    expect(int8WeightCodesToCompare(cpuinfo('avx2 avx512_vnni'), 'x64')).toEqual(['unsigned', 'signed']);
+    expect(int8WeightCodesToCompare(cpuinfo('avx2'), 'x64')).toEqual(['unsigned']);
+    expect(int8WeightCodesToCompare(cpuinfo('avx512_vnni'), 'arm64')).toEqual(['unsigned']);
   });
 
   it("reads this machine's CPU when given nothing (the same answer every time)", () => {

@@ -38,3 +38,12 @@ export function cpuHasVnni(cpuinfo: string = procCpuinfo(), arch: string = proce
 export function int8WeightCodesForCpu(cpuinfo?: string, arch?: string): Int8WeightCodes {
   return cpuHasVnni(cpuinfo, arch) ? 'signed' : 'unsigned';
 }
+
+/**
+ * Every int8 weight code this CPU runs at full precision, the one it uses last: `['unsigned', 'signed']`
+ * with VNNI, `['unsigned']` elsewhere (the signed kernel would saturate there). For the equivalence spec
+ * and the embedder bench, which compare the codes.
+ */
+export function int8WeightCodesToCompare(cpuinfo?: string, arch?: string): Int8WeightCodes[] {
+  return cpuHasVnni(cpuinfo, arch) ? ['unsigned', 'signed'] : ['unsigned'];
+}

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadUseLiteRunner, UseLiteEmbedder, USE_LITE_MAX_TEXT_CHARS, type EmbeddingBatchRunner } from '../use-lite.embedder';
 import { dot } from '../vector-math';
-import { cpuHasVnni } from './cpu-int8-codes';
+import { int8WeightCodesToCompare } from './cpu-int8-codes';
 import { loadOnnxUseLiteRunner } from './onnx-use-lite.runner';
 import type { Int8WeightCodes } from './quantise-int8';
 import { ensureUseLiteOnnxModel } from './use-lite-onnx-cache';
@@ -13,7 +13,7 @@ import { ensureUseLiteOnnxModel } from './use-lite-onnx-cache';
 // copy (quantise-int8.ts) must stay in the same embedding space on any x86 CPU: cosine >= 0.998 to the fp32
 // vectors. Its unsigned weight codes are checked on every CPU; the signed ones, which the service uses only
 // on a CPU with VNNI (elsewhere onnxruntime's kernel saturates 16-bit sums: cosine 0.954), only there.
-const CODES: Int8WeightCodes[] = cpuHasVnni() ? ['unsigned', 'signed'] : ['unsigned'];
+const CODES: Int8WeightCodes[] = int8WeightCodesToCompare();
 
 /** Every distinct turn of the first LoCoMo conversations, up to `count` (real chat sentences of all lengths). */
 async function locomoTurns(count: number): Promise<string[]> {
