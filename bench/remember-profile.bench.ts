@@ -6,7 +6,9 @@
  * memories one at a time and PROFILE_N with 8 in flight, and prints per remember: latency p50, the
  * statements run (grouped by their SQL text, first 100 characters) with their count and time per remember,
  * the total time spent inside PGlite, and this process's CPU time per remember (service and client;
- * less sensitive to other load on the machine than latency). PROFILE_CPU=<file> writes a V8 CPU profile
+ * less sensitive to other load on the machine than latency), the event loop's utilisation and its busy
+ * time per remember, and the share of the wall time during which a transaction was open (PGlite runs
+ * one at a time, so near 100 % the database's single session is what bounds the rate). PROFILE_CPU=<file> writes a V8 CPU profile
  * of the 8-in-flight phase (open it in Chrome DevTools). A diagnostic, not a benchmark: the figures of record come from
  * `npm run bench` (bench/recall-latency.bench.ts).
  */
@@ -26,6 +28,11 @@ interface Stat {
 }
 const stats = new Map<string, Stat>();
 let pgliteMs = 0;
+/** Wall time with a transaction open (BEGIN sent, COMMIT or ROLLBACK not yet answered), ms: PGlite runs one at a time. */
+let transactionOpenMs = 0;
+let transactionOpenedAt: number | undefined;
+/** The event loop's utilisation since the phase began (performance.eventLoopUtilization). */
+let loopAtPhaseStart = performance.eventLoopUtilization();
 
 /** SQL text of each named prepared statement seen in a Parse message (the prepared client's executions name it). */
 const preparedSql = new Map<string, string>();
@@ -74,6 +81,11 @@ for (const method of ['execProtocolRaw', 'execProtocolRawStream'] as const) {
       const ms = since(t);
       pgliteMs += ms;
       const key = label(message);
+      if (key === 'Q BEGIN') transactionOpenedAt = t;
+      else if ((key === 'Q COMMIT' || key === 'Q ROLLBACK') && transactionOpenedAt !== undefined) {
+        transactionOpenMs += performance.now() - transactionOpenedAt;
+        transactionOpenedAt = undefined;
+      }
       const s = stats.get(key) ?? { count: 0, ms: 0 };
       s.count++;
       s.ms += ms;
@@ -85,12 +97,16 @@ for (const method of ['execProtocolRaw', 'execProtocolRawStream'] as const) {
 function report(title: string, n: number, latencies: number[], wallMs: number, cpu: NodeJS.CpuUsage, call = 'remember'): void {
   const s = summarise(latencies);
   const cpuMs = (cpu.user + cpu.system) / 1000 / n;
+  const loop = performance.eventLoopUtilization(loopAtPhaseStart);
   process.stdout.write(`\n## ${title}: ${n} ${call}s, ${(n / (wallMs / 1000)).toFixed(1)}/s, p50 ${s.p50.toFixed(1)} ms, p99 ${s.p99.toFixed(1)} ms; process CPU ${cpuMs.toFixed(2)} ms per ${call}; PGlite ${(pgliteMs / n).toFixed(2)} ms per ${call}\n`);
+  process.stdout.write(`event loop busy ${(100 * loop.utilization).toFixed(0)} % (${((loop.active / n)).toFixed(2)} ms per ${call}); a transaction open ${((100 * transactionOpenMs) / wallMs).toFixed(0)} % of the wall time (${(transactionOpenMs / n).toFixed(2)} ms per ${call})\n`);
   for (const [key, v] of [...stats].sort((a, b) => b[1].ms - a[1].ms)) {
     process.stdout.write(`${(v.count / n).toFixed(2).padStart(6)} x ${(v.ms / n).toFixed(3).padStart(7)} ms  ${key}\n`);
   }
   stats.clear();
   pgliteMs = 0;
+  transactionOpenMs = 0;
+  loopAtPhaseStart = performance.eventLoopUtilization();
 }
 
 /**
@@ -135,6 +151,8 @@ async function main(): Promise<void> {
     const memories = generateMemories(2 * N, 7);
     stats.clear();
     pgliteMs = 0;
+    transactionOpenMs = 0;
+    loopAtPhaseStart = performance.eventLoopUtilization();
     const serial: number[] = [];
     let cpu = process.cpuUsage();
     let t = performance.now();
