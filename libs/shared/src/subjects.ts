@@ -64,6 +64,8 @@ export const SUBJECTS = {
   },
   billing: {
     recordUsage: 'billing.v1.record-usage',
+    /** The ledger entries of several answered calls (any agents) in one insert: the gateway's batched writes after the answer. */
+    recordUsageBatch: 'billing.v1.record-usage-batch',
     usage: 'billing.v1.usage',
     balance: 'billing.v1.balance',
     reserve: 'billing.v1.reserve',

@@ -1,4 +1,4 @@
-import type { BillingClaimPaymentMessage, BillingCreditMessage, BillingEnvironment, BillingRecordUsageMessage, BillingReleaseMessage, BillingReserveMessage, BillingSettlePaidCallMessage, BillingUsageMessage } from '@agent-memory/shared';
+import type { BillingClaimPaymentMessage, BillingCreditMessage, BillingEnvironment, BillingRecordUsageBatchMessage, BillingRecordUsageMessage, BillingReleaseMessage, BillingReserveMessage, BillingSettlePaidCallMessage, BillingUsageMessage } from '@agent-memory/shared';
 import type { BillingRepository } from './persistence/billing.repository';
 import { ClaimPaymentUseCase } from './use-cases/claim-payment.use-case';
 import { CommitReservationUseCase } from './use-cases/commit-reservation.use-case';
@@ -7,6 +7,7 @@ import { CreditUseCase } from './use-cases/credit.use-case';
 import { GetBalanceUseCase } from './use-cases/get-balance.use-case';
 import { GetPaymentUseCase } from './use-cases/get-payment.use-case';
 import { GetUsageUseCase } from './use-cases/get-usage.use-case';
+import { RecordUsageBatchUseCase } from './use-cases/record-usage-batch.use-case';
 import { RecordUsageUseCase } from './use-cases/record-usage.use-case';
 import { ReleaseReservationUseCase } from './use-cases/release-reservation.use-case';
 import { ReserveUseCase } from './use-cases/reserve.use-case';
@@ -27,6 +28,7 @@ export function billingUseCases(repository: BillingRepository) {
     release: (m: BillingReleaseMessage) => new ReleaseReservationUseCase(repository).execute(m),
     sweepReservations: (olderThanMs: number) => sweep.execute({ olderThanMs }),
     recordUsage: (m: BillingRecordUsageMessage) => new RecordUsageUseCase(repository).execute(m),
+    recordUsageBatch: (m: BillingRecordUsageBatchMessage) => new RecordUsageBatchUseCase(repository).execute(m),
     usage: (m: BillingUsageMessage) => new GetUsageUseCase(repository).execute(m),
     claimPayment: (m: BillingClaimPaymentMessage) => new ClaimPaymentUseCase(repository).execute(m),
     completePayment: (challengeId: string, outcome: 'settled' | 'failed' | 'submitted', reference: string | undefined) => new CompletePaymentUseCase(repository).execute({ challengeId, outcome, reference }),

@@ -244,6 +244,44 @@ describe('usage ledger', () => {
     expect((await billing.usage({ agentId: a, environment: 'live', operation: 'remember', limit: 100, offset: 0 })).total).toBe(2);
     expect((await billing.usage({ agentId: a, environment: 'live', from: new Date(Date.now() + 60_000).toISOString(), limit: 100, offset: 0 })).total).toBe(0);
   });
+
+  it('a batch of entries of several agents is one insert with the single rules: a repeated charge id or a charged commit id (earlier or in the batch) writes nothing', async () => {
+    const [a, b] = [agent(), agent()];
+    const entry = (agentId: string, operation: PaidOperation, over: { chargeId?: string; commitId?: string; environment?: 'live' | 'test' } = {}) => ({
+      chargeId: over.chargeId ?? chg(),
+      requestId: `req-${agentId}`,
+      agentId,
+      environment: over.environment ?? ('live' as const),
+      operation,
+      recordId: record,
+      commitId: over.commitId,
+      paymentMethod: 'agent_key' as const,
+    });
+    const charged = await billing.recordUsage(entry(a, 'remember', { commitId: 'remember:mem_charged' }));
+    const repeated = chg();
+    const reply = await billing.recordUsageBatch({
+      entries: [
+        entry(a, 'recall'),
+        entry(a, 'remember', { chargeId: charged.chargeId }), // its charge id is already in the ledger
+        entry(a, 'remember', { commitId: 'remember:mem_charged' }), // its write was already charged
+        entry(b, 'write_file', { commitId: 'files:mem_new' }),
+        entry(b, 'write_file', { commitId: 'files:mem_new' }), // the same write twice in one batch: charged once
+        entry(b, 'context', { chargeId: repeated }),
+        entry(b, 'context', { chargeId: repeated }), // the same charge twice in one batch
+        entry(b, 'read_file', { environment: 'test' }),
+      ],
+    });
+    expect(reply).toEqual({ recorded: 4 });
+    const ofA = await billing.usage({ agentId: a, limit: 10, offset: 0 });
+    expect(ofA.entries.map((e) => e.operation).sort()).toEqual(['recall', 'remember']);
+    expect(ofA.totalMicroUsd).toBe(100_000);
+    const ofB = await billing.usage({ agentId: b, limit: 10, offset: 0 });
+    expect(ofB.entries.map((e) => [e.operation, e.environment]).sort()).toEqual([['context', 'live'], ['read_file', 'test'], ['write_file', 'live']]);
+    expect(ofB.entries.find((e) => e.operation === 'write_file')).toMatchObject({ amountMicroUsd: 50_000, requestId: `req-${b}`, paymentMethod: 'agent_key' });
+    // the same batch again (a retry after a lost reply) changes nothing
+    expect(await billing.recordUsageBatch({ entries: [entry(b, 'context', { chargeId: repeated })] })).toEqual({ recorded: 0 });
+    expect((await billing.usage({ agentId: b, limit: 10, offset: 0 })).total).toBe(3);
+  });
 });
 
 describe('migration', () => {

@@ -8,6 +8,7 @@ import {
   BillingCommitMessage,
   BillingCompletePaymentMessage,
   BillingCreditMessage,
+  BillingRecordUsageBatchMessage,
   BillingRecordUsageMessage,
   BillingReleaseMessage,
   BillingReserveMessage,
@@ -21,6 +22,7 @@ import { CreditUseCase } from './use-cases/credit.use-case';
 import { GetAgentsActivityUseCase } from './use-cases/get-agents-activity.use-case';
 import { GetBalanceUseCase } from './use-cases/get-balance.use-case';
 import { GetUsageUseCase } from './use-cases/get-usage.use-case';
+import { RecordUsageBatchUseCase } from './use-cases/record-usage-batch.use-case';
 import { RecordUsageUseCase } from './use-cases/record-usage.use-case';
 import { ReleaseReservationUseCase } from './use-cases/release-reservation.use-case';
 import { ReserveUseCase } from './use-cases/reserve.use-case';
@@ -41,11 +43,17 @@ export class BillingMessageHandler {
     private readonly settlePaidCallUseCase: SettlePaidCallUseCase,
     private readonly creditUseCase: CreditUseCase,
     private readonly getAgentsActivity: GetAgentsActivityUseCase,
+    private readonly recordUsageBatchUseCase: RecordUsageBatchUseCase,
   ) {}
 
   @MessagePattern(SUBJECTS.billing.recordUsage)
   recordUsage(@Payload() m: BillingRecordUsageMessage) {
     return this.recordUsageUseCase.execute(m);
+  }
+
+  @MessagePattern(SUBJECTS.billing.recordUsageBatch)
+  recordUsageBatch(@Payload() m: BillingRecordUsageBatchMessage) {
+    return this.recordUsageBatchUseCase.execute(m);
   }
 
   @MessagePattern(SUBJECTS.billing.usage)

@@ -5,6 +5,7 @@ import {
   BillingCommitMessageSchema,
   BillingCompletePaymentMessageSchema,
   BillingCreditMessageSchema,
+  BillingRecordUsageBatchMessageSchema,
   BillingRecordUsageMessageSchema,
   BillingReleaseMessageSchema,
   BillingReserveMessageSchema,
@@ -15,6 +16,8 @@ import { messageClass } from '@agent-memory/platform';
 
 /** `billing.v1.record-usage`: `{ chargeId, requestId, agentId, environment, operation, recordId, idempotencyKey?, commitId?, paymentMethod }`. */
 export class BillingRecordUsageMessage extends messageClass(BillingRecordUsageMessageSchema) {}
+/** `billing.v1.record-usage-batch`: `{ entries }`, 1 to 100 entries of `billing.v1.record-usage`, of any agents. */
+export class BillingRecordUsageBatchMessage extends messageClass(BillingRecordUsageBatchMessageSchema) {}
 /** `billing.v1.usage`: `{ agentId, environment?, limit, offset, operation?, from?, to? }`. */
 export class BillingUsageMessage extends messageClass(BillingUsageMessageSchema) {}
 /** `billing.v1.agents-activity`: `{ agentIds }` (at most 500). */

@@ -14,6 +14,7 @@ import { GetAgentsActivityUseCase } from './use-cases/get-agents-activity.use-ca
 import { GetBalanceUseCase } from './use-cases/get-balance.use-case';
 import { GetPaymentUseCase } from './use-cases/get-payment.use-case';
 import { GetUsageUseCase } from './use-cases/get-usage.use-case';
+import { RecordUsageBatchUseCase } from './use-cases/record-usage-batch.use-case';
 import { RecordUsageUseCase } from './use-cases/record-usage.use-case';
 import { ReleaseReservationUseCase } from './use-cases/release-reservation.use-case';
 import { ReserveUseCase } from './use-cases/reserve.use-case';
@@ -23,6 +24,7 @@ import { SweepReservationsUseCase } from './use-cases/sweep-reservations.use-cas
 /** The billing use cases, one per message plus the sweep and the payment lookup. */
 export const BILLING_USE_CASES = [
   RecordUsageUseCase,
+  RecordUsageBatchUseCase,
   GetUsageUseCase,
   GetBalanceUseCase,
   GetAgentsActivityUseCase,

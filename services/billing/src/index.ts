@@ -12,6 +12,7 @@ export * from './use-cases/get-balance.use-case';
 export * from './use-cases/get-payment.use-case';
 export * from './use-cases/get-usage.use-case';
 export * from './use-cases/record-usage.use-case';
+export * from './use-cases/record-usage-batch.use-case';
 export * from './use-cases/release-reservation.use-case';
 export * from './use-cases/reserve.use-case';
 export * from './use-cases/settle-paid-call.use-case';

@@ -172,6 +172,24 @@ export const BillingRecordUsageMessageSchema = z.object({
 });
 export type BillingRecordUsageMessage = z.output<typeof BillingRecordUsageMessageSchema>;
 
+/** At most this many ledger entries per `billing.v1.record-usage-batch` message (about 300 bytes each). */
+export const RECORD_USAGE_BATCH_MAX_ENTRIES = 100;
+
+/**
+ * Records the ledger entries of several answered calls, of any agents, in one message and one insert
+ * (the gateway's ledger writes after the answer, batched per gateway process: docs/billing.md, "When the
+ * ledger entry is written"). Each entry is what `billing.v1.record-usage` takes, with the same rules: a
+ * repeated charge id records once, a commit id already charged is not charged again (also within the batch).
+ */
+export const BillingRecordUsageBatchMessageSchema = z.object({
+  entries: z.array(BillingRecordUsageMessageSchema).min(1).max(RECORD_USAGE_BATCH_MAX_ENTRIES),
+});
+export type BillingRecordUsageBatchMessage = z.output<typeof BillingRecordUsageBatchMessageSchema>;
+
+/** Reply of `billing.v1.record-usage-batch`: how many of its entries were written now (the rest were already there). */
+export const RecordUsageBatchReplySchema = z.object({ recorded: z.number().int().min(0) });
+export type RecordUsageBatchReply = z.infer<typeof RecordUsageBatchReplySchema>;
+
 /** Ledger query; without `environment`, both environments. */
 export const BillingUsageMessageSchema = z.object({
   agentId: AgentIdSchema,

@@ -86,6 +86,13 @@ export abstract class BillingRepository {
    */
   abstract recordUsage(m: BillingRecordUsageMessage, amountMicroUsd: number): Promise<LedgerEntry>;
 
+  /**
+   * Records the ledger entries `entries` (each at its `amountMicroUsd`, no balance movement) in one insert,
+   * by the rules of {@link recordUsage}: an entry whose charge id is already there, or whose commit id is
+   * already charged (also by an earlier entry of the same batch), writes nothing. Returns how many were written.
+   */
+  abstract recordUsageBatch(entries: readonly { entry: BillingRecordUsageMessage; amountMicroUsd: number }[]): Promise<number>;
+
   /** One page of ledger entries (newest first) and the totals over every entry the filter selects. */
   abstract usage(filter: LedgerFilter, limit: number, offset: number): Promise<UsageSummary>;
 

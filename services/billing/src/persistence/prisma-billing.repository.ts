@@ -278,6 +278,24 @@ export class PrismaBillingRepository extends BillingRepository {
     return toLedgerEntry(await this.recordUsageRow(this.prisma, m, amountMicroUsd));
   }
 
+  async recordUsageBatch(entries: readonly { entry: BillingRecordUsageMessage; amountMicroUsd: number }[]): Promise<number> {
+    if (entries.length === 0) return 0;
+    const rows = entries.map(
+      ({ entry: m, amountMicroUsd }) =>
+        Prisma.sql`(${newId('ledgerEntry')}, ${m.chargeId}, ${m.agentId}, ${m.environment}, ${m.operation}, ${m.recordId}, ${amountMicroUsd},
+                    ${m.requestId}, ${m.idempotencyKey ?? null}, ${m.commitId ?? null}, ${m.paymentMethod})`,
+    );
+    // One statement: ON CONFLICT DO NOTHING skips a row whose charge id or commit id is taken, by an earlier
+    // row or by another row of this statement, so the entries keep the single insert's rules.
+    const written = await this.prisma.$queryRaw<{ id: string }[]>`
+      INSERT INTO "billing"."ledger_entries"
+        (id, charge_id, agent_id, environment, operation, record_id, amount_micro_usd, request_id, idempotency_key, commit_id, payment_method)
+      VALUES ${Prisma.join(rows)}
+      ON CONFLICT DO NOTHING
+      RETURNING id`;
+    return written.length;
+  }
+
   private async recordUsageRow(db: Tx | PrismaClient, m: BillingRecordUsageMessage, amountMicroUsd: number): Promise<LedgerRow> {
     const data = {
       id: newId('ledgerEntry'),

@@ -40,6 +40,7 @@ const bus = {
       [SUBJECTS.billing.commit]: () => billing.commit(m.chargeId, m.idempotencyKey, m.commitId),
       [SUBJECTS.billing.release]: () => billing.release(payload),
       [SUBJECTS.billing.recordUsage]: () => billing.recordUsage(payload),
+      [SUBJECTS.billing.recordUsageBatch]: () => billing.recordUsageBatch(payload),
       [SUBJECTS.billing.claimPayment]: () => billing.claimPayment(payload),
       [SUBJECTS.billing.completePayment]: () => billing.completePayment(m.challengeId as never, (m as never as { outcome: 'settled' }).outcome, (m as never as { reference?: string }).reference),
       [SUBJECTS.billing.credit]: () => billing.credit(payload),
@@ -123,7 +124,7 @@ describe.each(['enforce', 'ledger'] as const)('billing mode %s: the ledger entry
     const agentId = newId('agent');
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
-    const held = new Set<string>([SUBJECTS.billing.commit, SUBJECTS.billing.recordUsage]);
+    const held = new Set<string>([SUBJECTS.billing.commit, SUBJECTS.billing.recordUsageBatch]);
     const slowBus = { request: async (subject: string, payload: never, schema: never) => {
       if (held.has(subject)) await gate;
       return bus.request(subject, payload, schema);

@@ -21,6 +21,7 @@ import { type GatewayRequest, principalOf } from '../auth/request-context';
 import { requestWithRetry } from './bus-retry';
 import { PaymentProtocol, PaymentReconciliationError, requestBindingOf, type SettledPayment } from './payment-protocol';
 import { paymentStateOf, type PaymentState } from './payment-state';
+import { UsageBatch } from './usage-batch';
 
 /** A new charge id: the key of one paid call in the billing service (never the client's x-request-id). */
 export function newChargeId(): string {
@@ -79,11 +80,12 @@ export interface TopUpResult {
  *   challenge when it does not cover it), run the call, then commit the reservation into the ledger entry,
  *   or void it (refund) when the call failed or was a replay of a write already charged (the billing
  *   service decides that inside the commit, by the commit id's unique index).
- * - Bearer key in `ledger` mode: run the call, then write the ledger entry (once per commit id); `off`: nothing.
+ * - Bearer key in `ledger` mode: run the call, then write the ledger entry (once per commit id), batched
+ *   with the entries of other calls of this process ({@link UsageBatch}); `off`: nothing.
  *
  * With a Bearer key the ledger entry (the commit of the reservation, or the usage record) is written right
  * after the answer rather than before it ({@link afterAnswer}); reads of the agent's usage and balance
- * through this gateway wait for it ({@link settled}).
+ * through this gateway wait for it ({@link settled}), and send a waiting batch at once.
  *
  * Every billing step is keyed (charge id, challenge id, credit id), so a repeated bus message changes nothing;
  * the steps after the money moved or was held (store the settlement reference, complete the payment, refund,
@@ -98,12 +100,16 @@ export class UsageRecorder implements OnModuleDestroy {
   private readonly pending = new Map<string, Set<Promise<void>>>();
   /** Set by shutdown: ledger writes are then made before the answer. */
   private closing = false;
+  /** The ledger entries of `ledger` mode, written in batches ({@link UsageBatch}). */
+  private readonly usageBatch: UsageBatch;
 
   constructor(
     private readonly bus: BusClient,
     private readonly payments: PaymentProtocol,
     @Inject(GATEWAY_OPTIONS) private readonly options: GatewayOptions,
-  ) {}
+  ) {
+    this.usageBatch = new UsageBatch(bus, this.logger);
+  }
 
   /**
    * Runs `paid.call` as the paid `paid.operation` on `paid.recordId` ({@link PaidCallOptions}). A replay
@@ -121,9 +127,19 @@ export class UsageRecorder implements OnModuleDestroy {
     const result = await p.call();
     const o = p.outcome(result);
     if (this.options.billingMode === 'ledger' && (!o.replayed || o.commitId)) {
-      const chargeId = newChargeId();
-      const method = req.gateway?.authMethod ?? 'agent_key';
-      await this.afterAnswer(principalOf(req).agentId, () => this.recordUsage(req, chargeId, p, o.commitId, method));
+      const principal = principalOf(req);
+      const entry = {
+        chargeId: newChargeId(),
+        requestId: String(req.id),
+        agentId: principal.agentId,
+        environment: principal.keyEnvironment,
+        operation: p.operation,
+        recordId: p.recordId,
+        idempotencyKey: p.idempotencyKey,
+        commitId: o.commitId,
+        paymentMethod: req.gateway?.authMethod ?? 'agent_key',
+      };
+      await this.afterAnswer(principal.agentId, () => this.usageBatch.add(entry));
     }
     return result;
   }
@@ -136,12 +152,18 @@ export class UsageRecorder implements OnModuleDestroy {
   async settled(agentId: string): Promise<void> {
     // Only the writes pending now: an agent that keeps calling must not hold its own reads forever.
     const pending = this.pending.get(agentId);
-    if (pending) await Promise.all([...pending]);
+    if (!pending) return;
+    // Its entries may be waiting for the batch window: the read does not wait for that.
+    void this.usageBatch.flush();
+    await Promise.all([...pending]);
   }
 
-  /** Waits for every ledger write still pending after its answer, of every agent. Never rejects. */
+  /** Waits for every ledger write still pending after its answer, of every agent (a waiting batch is sent now). Never rejects. */
   async drained(): Promise<void> {
-    while (this.pending.size > 0) await Promise.all([...this.pending.values()].flatMap((set) => [...set]));
+    while (this.pending.size > 0) {
+      void this.usageBatch.flush();
+      await Promise.all([...this.pending.values()].flatMap((set) => [...set]));
+    }
   }
 
   /**
@@ -151,6 +173,7 @@ export class UsageRecorder implements OnModuleDestroy {
    */
   onModuleDestroy(): Promise<void> {
     this.closing = true;
+    void this.usageBatch.sendAtOnce();
     return this.drained();
   }
 
@@ -341,26 +364,6 @@ export class UsageRecorder implements OnModuleDestroy {
     }
     void payment.reply.header('Payment-Receipt', settled.receipt);
     return settled;
-  }
-
-  /**
-   * Writes the ledger entry of `chargeId`; returns it, or the entry that already charged `commitId` (another
-   * charge id), or undefined when it could not be recorded (logged for reconciliation).
-   */
-  private async recordUsage(req: GatewayRequest, chargeId: string, p: { operation: PaidOperation; recordId: string; idempotencyKey?: string }, commitId: string | undefined, paymentMethod: string) {
-    const principal = principalOf(req);
-    try {
-      return await requestWithRetry(
-        this.bus,
-        SUBJECTS.billing.recordUsage,
-        { chargeId, requestId: String(req.id), agentId: principal.agentId, environment: principal.keyEnvironment, operation: p.operation, recordId: p.recordId, idempotencyKey: p.idempotencyKey, commitId, paymentMethod },
-        LedgerEntrySchema,
-      );
-    } catch (err) {
-      // The call itself succeeded and must not be reported as failed; the gap is logged for reconciliation.
-      this.logger.error({ err, requestId: req.id, operation: p.operation }, 'Usage could not be recorded');
-      return undefined;
-    }
   }
 
   /** Voids the reservation (with the call's details, for the marker left when the reserve has not arrived yet). */
