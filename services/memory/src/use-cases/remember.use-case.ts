@@ -100,7 +100,7 @@ export class RememberUseCase {
       claimedAt = claim.claimedAt;
     }
     try {
-      const replacing = await this.refuseOverQuota(agentId, recordId, body);
+      await this.refuseOverQuota(agentId, recordId, body);
       const freshId = newId('memory');
       const bytes = Buffer.from(body.content, 'utf8');
       const hash = contentHash(bytes);
@@ -146,21 +146,11 @@ export class RememberUseCase {
       // held (then that memory is replaced in place, see MemoryRepository.saveRemember).
       const path = body.path ?? `${type}/${freshId}`;
       const respond = (id: string): RememberResponse => ({ id, path, type, summary });
-      // Contextual indexing: the own entry before COMMIT (below); a replace marks its borrowers stale with a
+      // Contextual indexing: the own entry in the transaction; a replace marks its borrowers stale with a
       // purge task of this id, and the contextual entry is written after COMMIT (ContextualIndexer).
       const contextTaskId = newId('purgeTask');
-      const points = (id: string) => [{ id, tenant: recordId, dense: embedding, sparse, payload: { type } }];
-      // A new memory's vector goes in under its fresh id before the transaction, not inside it, so that no
-      // database session or row lock (the agent's usage row) is held while the index writes: at 8 remembers
-      // in flight the embedded index's log sync inside the transaction kept PGlite's one session busy 83-90 %
-      // of the time (bench/remember-profile.bench.ts), and concurrent writes now share one sync. Nothing
-      // references the id until the row commits (recall never shows a vector without its row); a write
-      // that rolls back deletes it below. A replace (a row at the path, seen before the transaction or under
-      // its lock) writes its vector inside the transaction, under the existing id, as before.
-      const preWritten = !replacing;
       let id: string;
       try {
-        if (preWritten) await this.index.upsert(points(freshId));
         // The save is not a scheduler job: its transaction may wait on database locks (a record purge's
         // advisory lock, the agent's usage row locked by another replica), which must not hold a slot that
         // every agent's recall needs, and it must not queue behind the analyses its agent queued later
@@ -169,27 +159,22 @@ export class RememberUseCase {
           this.repository.saveRemember(
             { id: freshId, recordId, agentId, path, type, summary, contentHash: hash, blobKey, sizeBytes: bytes.length, embedderId: this.embedder.id, idempotency: key && claimedAt ? { key, claimedAt } : undefined, contextTaskId },
             respond,
-            (id) => (preWritten && id === freshId ? Promise.resolve() : this.index.upsert(points(id))),
+            (id) => this.index.upsert([{ id, tenant: recordId, dense: embedding, sparse, payload: { type } }]),
           );
         // Writes to one given path queue here first, so they wait without holding a database connection;
         // the advisory lock inside saveRemember orders them across replicas. Generated paths never collide.
         id = body.path ? await this.pathLocks.run(`${recordId}\n${path}`, save) : await save();
-        // A row appeared at the path after the quota view: it was replaced in place, the fresh id is unused.
-        if (preWritten && id !== freshId) await this.index.delete(recordId, [freshId]).catch(() => undefined);
       } catch (err) {
         // All are thrown inside the write transaction, which rolled back: the blob is this write's own, and
         // so is a vector under the fresh id (a new memory's, written before the last deadline check; never
         // reused, so deleting it cannot touch another write's). Best effort: an orphan is never recalled.
         if (err instanceof IdempotencyClaimLostError || err instanceof NotFoundError || err instanceof ForbiddenError || err instanceof DeadlineExceededError) {
           await this.blobs.delete([blobKey]).catch(() => undefined);
-          // A deleted record (NOT_FOUND): its purge may have removed its tenant before the vector was written
-          // ahead of the transaction, which would have made it again; it goes as a whole.
-          if (err instanceof NotFoundError && preWritten) await this.index.deleteTenant(recordId).catch(() => undefined);
-          else await this.index.delete(recordId, [freshId]).catch(() => undefined);
+          await this.index.delete(recordId, [freshId]).catch(() => undefined);
         }
         throw err;
       }
-      // Off the request path (the memory's own entry, written before COMMIT, is safe and findable): the
+      // Off the request path (the memory's own entry, written in the transaction, is safe and findable): the
       // contextual entry and a replace's purge run after the answer, a few at a time; with a full backlog they
       // are skipped (the own entry stays; a replace's durable task is run by the purge sweep).
       const taskId = id !== freshId ? contextTaskId : undefined;
@@ -243,11 +228,10 @@ export class RememberUseCase {
    * the size change of a replace at `body.path`); the exact check runs again inside the write's
    * transaction (MemoryRepository.saveRemember). Throws ForbiddenError (docs/api.md, "Storage quotas").
    */
-  private async refuseOverQuota(agentId: string, recordId: string, body: RememberBody): Promise<boolean> {
+  private async refuseOverQuota(agentId: string, recordId: string, body: RememberBody): Promise<void> {
     const bytes = Buffer.byteLength(body.content, 'utf8');
     const { existing, usage } = await this.repository.quotaView(recordId, body.path, agentId);
     const delta = existing ? { memories: 0, bytes: bytes - existing.sizeBytes } : { memories: 1, bytes };
     assertWithinMemoryQuota(usage, delta, this.repository.storageQuota);
-    return existing !== null;
   }
 }
