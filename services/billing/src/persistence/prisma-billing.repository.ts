@@ -278,19 +278,26 @@ export class PrismaBillingRepository extends BillingRepository {
     return toLedgerEntry(await this.recordUsageRow(this.prisma, m, amountMicroUsd));
   }
 
+  /**
+   * One statement for the whole batch, of the same text whatever its size (one array per column through
+   * `unnest`, so PGlite and the pool prepare it once). ON CONFLICT DO NOTHING skips a row whose charge id or
+   * commit id is taken, by an earlier row or by another row of this statement, so the entries keep the
+   * single insert's rules. Rows go in commit id order (then charge id): two replicas' batches that share
+   * commit ids wait for each other in one order, never in a cycle.
+   */
   async recordUsageBatch(entries: readonly { entry: BillingRecordUsageMessage; amountMicroUsd: number }[]): Promise<number> {
     if (entries.length === 0) return 0;
-    const rows = entries.map(
-      ({ entry: m, amountMicroUsd }) =>
-        Prisma.sql`(${newId('ledgerEntry')}, ${m.chargeId}, ${m.agentId}, ${m.environment}, ${m.operation}, ${m.recordId}, ${amountMicroUsd},
-                    ${m.requestId}, ${m.idempotencyKey ?? null}, ${m.commitId ?? null}, ${m.paymentMethod})`,
-    );
-    // One statement: ON CONFLICT DO NOTHING skips a row whose charge id or commit id is taken, by an earlier
-    // row or by another row of this statement, so the entries keep the single insert's rules.
+    const key = (m: BillingRecordUsageMessage) => `${m.commitId ?? '\uffff'}\n${m.chargeId}`;
+    const sorted = [...entries].sort((a, b) => (key(a.entry) < key(b.entry) ? -1 : key(a.entry) > key(b.entry) ? 1 : 0));
+    const column = <T>(pick: (e: { entry: BillingRecordUsageMessage; amountMicroUsd: number }) => T) => sorted.map(pick);
     const written = await this.prisma.$queryRaw<{ id: string }[]>`
       INSERT INTO "billing"."ledger_entries"
         (id, charge_id, agent_id, environment, operation, record_id, amount_micro_usd, request_id, idempotency_key, commit_id, payment_method)
-      VALUES ${Prisma.join(rows)}
+      SELECT * FROM unnest(
+        ${column(() => newId('ledgerEntry'))}::text[], ${column((e) => e.entry.chargeId)}::text[], ${column((e) => e.entry.agentId)}::text[],
+        ${column((e) => e.entry.environment)}::text[], ${column((e) => e.entry.operation)}::text[], ${column((e) => e.entry.recordId)}::text[],
+        ${column((e) => e.amountMicroUsd)}::int[], ${column((e) => e.entry.requestId)}::text[], ${column((e) => e.entry.idempotencyKey ?? null)}::text[],
+        ${column((e) => e.entry.commitId ?? null)}::text[], ${column((e) => e.entry.paymentMethod)}::text[])
       ON CONFLICT DO NOTHING
       RETURNING id`;
     return written.length;

@@ -1,6 +1,6 @@
 import { type BusClient, currentBusHeaders, runWithBusHeaders } from '@agent-memory/platform';
 import { type BillingRecordUsageMessage, DomainError, LedgerEntrySchema, newId, RECORD_USAGE_BATCH_MAX_ENTRIES, SUBJECTS } from '@agent-memory/shared';
-import { UsageBatch } from './usage-batch';
+import { USAGE_BATCH_REFUSED_BACKOFF_MS, UsageBatch } from './usage-batch';
 
 /** What the fake bus saw: each request's subject, payload and the bus headers it was sent under. */
 interface Sent {
@@ -105,6 +105,19 @@ describe('UsageBatch', () => {
     ]);
     expect(silent.error).toHaveBeenCalledTimes(1);
     expect(silent.error.mock.calls[0][0]).toMatchObject({ chargeId: bad.chargeId, agentId: agentOf('bad') });
+
+    // for a while after a refused batch, entries go alone at once (no batch and its retries first) ...
+    const later = entry('good');
+    sent.length = 0;
+    await Promise.all([batch.add(later), batch.flush()]);
+    expect(sent.map((s) => [s.subject, s.headers?.agentId])).toEqual([[SUBJECTS.billing.recordUsage, agentOf('good')]]);
+    // ... and batches are tried again after USAGE_BATCH_REFUSED_BACKOFF_MS
+    await jest.advanceTimersByTimeAsync(USAGE_BATCH_REFUSED_BACKOFF_MS);
+    sent.length = 0;
+    const again = batch.add(entry('good'));
+    await Promise.all([batch.flush(), jest.advanceTimersByTimeAsync(10_000)]);
+    await again;
+    expect(sent[0].subject).toBe(SUBJECTS.billing.recordUsageBatch);
   });
 
   it('a batch that fails for a while is retried as one message and written once it is answered', async () => {

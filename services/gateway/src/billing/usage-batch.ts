@@ -9,6 +9,13 @@ import { requestWithRetry } from './bus-retry';
  */
 export const USAGE_BATCH_WINDOW_MS = 50;
 
+/**
+ * After a batch the billing service did not take, entries go alone for this long, ms: during a rolling
+ * upgrade that reaches the gateways before the billing service, each batch would otherwise spend its ~3 s
+ * of retries (and a usage read waiting for it) before falling back.
+ */
+export const USAGE_BATCH_REFUSED_BACKOFF_MS = 60_000;
+
 interface Waiting {
   entry: BillingRecordUsageMessage;
   done: () => void;
@@ -26,8 +33,9 @@ interface Waiting {
  * The batch is retried like every billing step after the answer (5 attempts over ~3 s; its entries are
  * keyed by charge id, so a repeat writes nothing). When it still fails (or the billing service does not
  * know the batch subject: a rolling upgrade), each entry is sent alone as `billing.v1.record-usage`, under
- * its own principal, so that one entry the billing service refuses costs only that entry; an entry that
- * cannot be written is logged for reconciliation ("Usage could not be recorded"). Memory: at most
+ * its own principal, so that one entry the billing service refuses costs only that entry, and for
+ * {@link USAGE_BATCH_REFUSED_BACKOFF_MS} entries go alone at once; an entry that cannot be written is
+ * logged for reconciliation ("Usage could not be recorded"). Memory: at most
  * {@link RECORD_USAGE_BATCH_MAX_ENTRIES} entries wait; batches in flight follow the calls in progress.
  */
 export class UsageBatch {
@@ -35,6 +43,8 @@ export class UsageBatch {
   private timer?: NodeJS.Timeout;
   /** Set by {@link sendAtOnce}: every entry is sent as it is added. */
   private immediate = false;
+  /** Until then (epoch ms) entries go alone: a batch was not taken ({@link USAGE_BATCH_REFUSED_BACKOFF_MS}). */
+  private aloneUntil = 0;
 
   /**
    * @param bus the gateway's bus client
@@ -67,10 +77,14 @@ export class UsageBatch {
     const batch = this.waiting;
     this.waiting = [];
     if (batch.length === 0) return;
-    // A context of its own: the batch acts for no caller (its entries name their agents), and the timer
-    // would otherwise carry the context, and the principal, of the request that started the window.
-    await runWithBusHeaders({ requestId: `usage-batch-${randomBase62(16)}` }, () => this.send(batch.map((w) => w.entry)));
-    for (const w of batch) w.done();
+    try {
+      // A context of its own: the batch acts for no caller (its entries name their agents), and the timer
+      // would otherwise carry the context, and the principal, of the request that started the window.
+      await runWithBusHeaders({ requestId: `usage-batch-${randomBase62(16)}` }, () => this.send(batch.map((w) => w.entry)));
+    } finally {
+      // Whatever happened: settled(), drained() and shutdown wait on these.
+      for (const w of batch) w.done();
+    }
   }
 
   /** From now on every entry is sent as it is added (shutdown: each call's entry before its answer), and what waits is sent now. */
@@ -80,11 +94,15 @@ export class UsageBatch {
   }
 
   private async send(entries: BillingRecordUsageMessage[]): Promise<void> {
-    try {
-      await requestWithRetry(this.bus, SUBJECTS.billing.recordUsageBatch, { entries }, RecordUsageBatchReplySchema);
-    } catch {
-      await Promise.all(entries.map((entry) => this.sendAlone(entry)));
+    if (Date.now() >= this.aloneUntil) {
+      try {
+        await requestWithRetry(this.bus, SUBJECTS.billing.recordUsageBatch, { entries }, RecordUsageBatchReplySchema);
+        return;
+      } catch {
+        this.aloneUntil = Date.now() + USAGE_BATCH_REFUSED_BACKOFF_MS;
+      }
     }
+    await Promise.all(entries.map((entry) => this.sendAlone(entry)));
   }
 
   /** One entry as `billing.v1.record-usage`, under the principal the gateway authenticated for its call. */
