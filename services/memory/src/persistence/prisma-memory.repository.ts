@@ -169,7 +169,7 @@ export class PrismaMemoryRepository implements MemoryRepository {
       if (writeVector) await writeVector(id, neighbours);
       // The row and its write log entry in one statement (a data-modifying WITH runs once whether or not it
       // is read): one round trip and no ORM query building inside the transaction, which holds the agent's
-      // usage row (bench/remember-profile.bench.ts: two ORM writes took 1.9-2.6 ms of a 6-8 ms transaction).
+      // usage row (bench/remember-profile.bench.ts: the two ORM writes took 1.9-2.6 ms of each remember's transaction here).
       const log = Prisma.sql`INSERT INTO "memory"."write_log" (record_id, memory_id, op, path, content_hash, blob_key, idempotency_key)
         VALUES (${w.recordId}, ${id}, 'remember', ${w.path}, ${w.contentHash}, ${w.blobKey}, ${w.idempotency?.key ?? null})`;
       if (existing) {
@@ -178,12 +178,12 @@ export class PrismaMemoryRepository implements MemoryRepository {
               size_bytes = ${w.sizeBytes}, embedder_id = ${w.embedderId}, updated_at = ${new Date()} WHERE id = ${id})
           ${log}`;
       } else {
-        // Without a write order from the neighbours' read, the database clock at the insert (as databaseNow).
-        const at = createdAt ? Prisma.sql`${createdAt}::timestamptz` : Prisma.sql`date_trunc('milliseconds', clock_timestamp())`;
+        // Without a write order from the neighbours' read, this process's clock, as the ORM's default gave it
+        // (and as a replace's updated_at above).
+        const at = createdAt ?? new Date();
         await tx.$executeRaw`WITH created AS (
             INSERT INTO "memory"."memories" (id, record_id, agent_id, path, type, summary, content_hash, blob_key, size_bytes, embedder_id, created_at, updated_at)
-            SELECT ${id}, ${w.recordId}, ${w.agentId}, ${w.path}, ${w.type}, ${w.summary}, ${w.contentHash}, ${w.blobKey}, ${w.sizeBytes}, ${w.embedderId}, t.at, t.at
-            FROM (SELECT ${at} AS at) AS t)
+            VALUES (${id}, ${w.recordId}, ${w.agentId}, ${w.path}, ${w.type}, ${w.summary}, ${w.contentHash}, ${w.blobKey}, ${w.sizeBytes}, ${w.embedderId}, ${at}, ${at}))
           ${log}`;
       }
       // Again just before COMMIT, when the vector write took time: a new memory's vector is unreferenced
