@@ -127,15 +127,17 @@ export class PrismaMemoryRepository implements MemoryRepository {
    *    lock order of forget: memory, borrowers, usage);
    * 4. charges the agent's storage quota (one more memory and its bytes, or the size change of a
    *    replace; {@link chargeMemoryUsage}), throwing ForbiddenError (rollback) when it would be exceeded;
+   *    a new memory's `writeVector` runs just before this charge (the usage row stays locked until COMMIT),
+   *    a replace's after steps 4 and 5;
    * 5. refuses to go on once the bus request's deadline has passed (DeadlineExceededError, rollback; again
    *    just before COMMIT for a new memory), so a write the gateway gave up on is not applied;
    * 6. with `w.contextDepth`, reads the memory's place in the record's write order (a new memory's is the
-   *    database clock now) and its neighbours under `FOR SHARE` ({@link neighboursOf}); runs
-   *    `writeVector(id, neighbours)` and writes the row and its write log entry.
+   *    database clock now) and its neighbours under `FOR SHARE` ({@link neighboursOf}) (before steps 3-5);
+   *    runs `writeVector(id, neighbours)` (see step 4) and writes the row and its write log entry.
    * `respond(id)` builds the response stored with the idempotency key. Returns the memory's id.
    * Errors: NotFoundError (record deleted), IdempotencyClaimLostError, ForbiddenError (storage quota),
-   * DeadlineExceededError;
-   * nothing is written then.
+   * DeadlineExceededError; no row is written then, and only a new memory's vector (under its fresh id,
+   * written before the quota charge) may have been written: the caller deletes it.
    */
   async saveRemember(w: RememberWrite, respond: (id: string) => unknown, writeVector?: (id: string, neighbours: MemoryNeighbours) => Promise<void>): Promise<string> {
     return retryDeadlock(() => this.prisma.$transaction(async (tx) => {
@@ -160,13 +162,19 @@ export class PrismaMemoryRepository implements MemoryRepository {
         });
         if (count === 0) throw new IdempotencyClaimLostError(w.recordId, w.idempotency.key);
       }
-      // The quota before the vector: a refused write leaves no vector behind (the transaction rolls back).
+      // A new memory's vector before the quota charge, which locks the agent's usage row until COMMIT: every
+      // other write of the agent waits on that lock, and the vector write may take a while (a log sync, a bus
+      // hop to the vector-index process, a Qdrant call). It is still under the record's lock and after its
+      // tombstone check, so a record deletion's purge comes after it. Under the fresh id, which nothing
+      // references until COMMIT: a write refused below (quota, deadline) has its vector deleted by the caller.
+      if (!existing && writeVector) await writeVector(id, neighbours);
+      // A replace's quota before its vector: a refused replace leaves the memory's vector as it was.
       const delta = existing ? { memories: 0, bytes: w.sizeBytes - existing.sizeBytes } : { memories: 1, bytes: w.sizeBytes };
       await chargeMemoryUsage(tx, existing?.agentId ?? w.agentId, delta, this.quota);
       // Past the bus request's deadline the sender has given up (a 500): commit nothing (docs/api.md "After
-      // a 500 or a timeout"). Checked before the vector write, which would change a replaced memory's vector.
+      // a 500 or a timeout"). Checked before a replace's vector write, which would change the memory's vector.
       assertBeforeDeadline();
-      if (writeVector) await writeVector(id, neighbours);
+      if (existing && writeVector) await writeVector(id, neighbours);
       // The row and its write log entry in one statement (a data-modifying WITH runs once whether or not it
       // is read): one round trip and no ORM query building inside the transaction, which holds the agent's
       // usage row (bench/remember-profile.bench.ts: the two ORM writes took 1.9-2.6 ms of each remember's transaction here).
