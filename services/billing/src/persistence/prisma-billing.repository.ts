@@ -280,16 +280,15 @@ export class PrismaBillingRepository extends BillingRepository {
 
   /**
    * One statement for the whole batch, of the same text whatever its size (one array per column through
-   * `unnest`, so PGlite and the pool prepare it once). ON CONFLICT DO NOTHING skips a row whose charge id or
-   * commit id is taken, by an earlier row or by another row of this statement, so the entries keep the
-   * single insert's rules. Rows go in commit id order (then charge id): two replicas' batches that share
-   * commit ids wait for each other in one order, never in a cycle.
+   * `unnest`; PGlite keeps one prepared statement for it instead of one per batch size). ON CONFLICT DO
+   * NOTHING skips a row whose charge id or commit id is taken, by an earlier row or by another row of this
+   * statement (the first in the batch's order, which is the order the calls were answered in), so the
+   * entries keep the single insert's rules. Two replicas' batches sharing two commit ids in opposite
+   * orders could deadlock: PostgreSQL aborts one, and the gateway retries it.
    */
   async recordUsageBatch(entries: readonly { entry: BillingRecordUsageMessage; amountMicroUsd: number }[]): Promise<number> {
     if (entries.length === 0) return 0;
-    const key = (m: BillingRecordUsageMessage) => `${m.commitId ?? '\uffff'}\n${m.chargeId}`;
-    const sorted = [...entries].sort((a, b) => (key(a.entry) < key(b.entry) ? -1 : key(a.entry) > key(b.entry) ? 1 : 0));
-    const column = <T>(pick: (e: { entry: BillingRecordUsageMessage; amountMicroUsd: number }) => T) => sorted.map(pick);
+    const column = <T>(pick: (e: { entry: BillingRecordUsageMessage; amountMicroUsd: number }) => T) => entries.map(pick);
     const written = await this.prisma.$queryRaw<{ id: string }[]>`
       INSERT INTO "billing"."ledger_entries"
         (id, charge_id, agent_id, environment, operation, record_id, amount_micro_usd, request_id, idempotency_key, commit_id, payment_method)

@@ -178,9 +178,12 @@ export abstract class MemoryRepository implements PurgeTaskTable<PurgeTask> {
   /**
    * Inserts or replaces the memory at (record, path) with its write log entry and idempotency result in
    * one transaction (record lock shared and tombstone check, path lock, quota charge, deadline checks,
-   * `writeVector` with the memory's {@link MemoryNeighbours} up to `w.contextDepth`). Returns the memory's
-   * id. Errors: NotFoundError, IdempotencyClaimLostError, ForbiddenError, DeadlineExceededError, and those
-   * of `writeVector`; nothing is written then.
+   * `writeVector` with the memory's {@link MemoryNeighbours} up to `w.contextDepth`; a new memory's before
+   * the quota charge, a replace's after it). Returns the memory's id. Errors: NotFoundError,
+   * IdempotencyClaimLostError, ForbiddenError, DeadlineExceededError, and those of `writeVector`; no row
+   * is written then, and an error raised inside the transaction (it rolled back) is marked
+   * ({@link rolledBackInside}): a new memory's vector may have been written under `w.id` and is the caller's
+   * to delete.
    */
   abstract saveRemember(w: RememberWrite, respond: (id: string) => unknown, writeVector?: (id: string, neighbours: MemoryNeighbours) => Promise<void>): Promise<string>;
   /**
@@ -234,4 +237,21 @@ export abstract class MemoryRepository implements PurgeTaskTable<PurgeTask> {
   abstract findPurge(id: string): Promise<PurgeTask | null>;
   /** Deletes the purge task `id` once every store is clean. */
   abstract completePurge(id: string): Promise<void>;
+}
+
+const rolledBack = new WeakSet<object>();
+
+/**
+ * Marks `error` as raised inside a write transaction that it rolled back (a throw from the transaction's
+ * callback always rolls it back; only an error at COMMIT leaves the outcome unknown, and is not marked).
+ * Returns `error`.
+ */
+export function markRolledBack<E>(error: E): E {
+  if (typeof error === 'object' && error !== null) rolledBack.add(error);
+  return error;
+}
+
+/** Whether `error` was raised inside a write transaction, which therefore committed nothing ({@link markRolledBack}). */
+export function rolledBackInside(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && rolledBack.has(error);
 }

@@ -4,7 +4,7 @@ import { type MemoryType, newId } from '@agent-memory/shared';
 import { Prisma } from './generated/client';
 import { chargeMemoryUsage, DEFAULT_MEMORY_QUOTA, MEMORY_QUOTA, type MemoryQuota, type MemoryUsage, readMemoryUsage, releaseMemoryUsage } from './memory-quota';
 import { checkMemoryUsage, type MemoryUsageDrift } from './memory-usage-check';
-import type { ContextState, ContextWrite, EnrichmentWrite, GuardedWriteOutcome, LockedMemory, MemoryNeighbours, MemoryRepository, MemoryRow, PurgeTask, RecallableRow, RememberWrite } from './memory.repository';
+import { type ContextState, type ContextWrite, type EnrichmentWrite, type GuardedWriteOutcome, type LockedMemory, markRolledBack, type MemoryNeighbours, type MemoryRepository, type MemoryRow, type PurgeTask, type RecallableRow, type RememberWrite } from './memory.repository';
 import { MEMORY_PRISMA, type MemoryPrismaClient } from './prisma';
 
 /**
@@ -141,64 +141,69 @@ export class PrismaMemoryRepository implements MemoryRepository {
    */
   async saveRemember(w: RememberWrite, respond: (id: string) => unknown, writeVector?: (id: string, neighbours: MemoryNeighbours) => Promise<void>): Promise<string> {
     return retryDeadlock(() => this.prisma.$transaction(async (tx) => {
-      // The record's lock and tombstone, then the path's lock, in two statements (RecordTombstones.refuseDeleted).
-      await tombstones.refuseDeleted(tx, w.recordId, `memory\n${w.recordId}\n${w.path}`);
-      const [existing] = await tx.$queryRaw<{ id: string; agentId: string; sizeBytes: number; createdAt: Date }[]>`
-        SELECT id, agent_id AS "agentId", size_bytes AS "sizeBytes", created_at AS "createdAt" FROM "memory"."memories" WHERE record_id = ${w.recordId} AND path = ${w.path} FOR UPDATE`;
-      const id = existing?.id ?? w.id;
-      // Neighbours before any other row lock (the agent's usage row below): a forget holds its memory's row
-      // and then takes the usage row, so reading a neighbour after the usage row could deadlock with it.
-      const depth = w.contextDepth ?? 0;
-      const createdAt = existing?.createdAt ?? (depth > 0 ? await databaseNow(tx) : undefined);
-      const neighbours = createdAt ? await neighboursOf(tx, w.recordId, id, createdAt, depth) : { createdAt: new Date(), before: [], after: [] };
-      // A replace marks its borrowers stale right after its own row, before the usage row: the lock order of
-      // forget (memory, borrowers, usage), so a replace of A and a forget of a borrower of A never deadlock.
-      if (existing && w.contextTaskId) await markBorrowersStale(tx, w.recordId, id, { id: w.contextTaskId, contextOnly: true });
-      const response = respond(id);
-      if (w.idempotency) {
-        const { count } = await tx.memoryIdempotencyKey.updateMany({
-          where: { recordId: w.recordId, key: w.idempotency.key, status: 'pending', createdAt: w.idempotency.claimedAt },
-          data: { status: 'completed', response: response as object },
-        });
-        if (count === 0) throw new IdempotencyClaimLostError(w.recordId, w.idempotency.key);
+      try {
+        // The record's lock and tombstone, then the path's lock, in two statements (RecordTombstones.refuseDeleted).
+        await tombstones.refuseDeleted(tx, w.recordId, `memory\n${w.recordId}\n${w.path}`);
+        const [existing] = await tx.$queryRaw<{ id: string; agentId: string; sizeBytes: number; createdAt: Date }[]>`
+          SELECT id, agent_id AS "agentId", size_bytes AS "sizeBytes", created_at AS "createdAt" FROM "memory"."memories" WHERE record_id = ${w.recordId} AND path = ${w.path} FOR UPDATE`;
+        const id = existing?.id ?? w.id;
+        // Neighbours before any other row lock (the agent's usage row below): a forget holds its memory's row
+        // and then takes the usage row, so reading a neighbour after the usage row could deadlock with it.
+        const depth = w.contextDepth ?? 0;
+        const createdAt = existing?.createdAt ?? (depth > 0 ? await databaseNow(tx) : undefined);
+        const neighbours = createdAt ? await neighboursOf(tx, w.recordId, id, createdAt, depth) : { createdAt: new Date(), before: [], after: [] };
+        // A replace marks its borrowers stale right after its own row, before the usage row: the lock order of
+        // forget (memory, borrowers, usage), so a replace of A and a forget of a borrower of A never deadlock.
+        if (existing && w.contextTaskId) await markBorrowersStale(tx, w.recordId, id, { id: w.contextTaskId, contextOnly: true });
+        const response = respond(id);
+        if (w.idempotency) {
+          const { count } = await tx.memoryIdempotencyKey.updateMany({
+            where: { recordId: w.recordId, key: w.idempotency.key, status: 'pending', createdAt: w.idempotency.claimedAt },
+            data: { status: 'completed', response: response as object },
+          });
+          if (count === 0) throw new IdempotencyClaimLostError(w.recordId, w.idempotency.key);
+        }
+        // A new memory's vector before the quota charge, which locks the agent's usage row until COMMIT: every
+        // other write of the agent waits on that lock, and the vector write may take a while (a log sync, a bus
+        // hop to the vector-index process, a Qdrant call). It is still under the record's lock and after its
+        // tombstone check, so a record deletion's purge comes after it. Under the fresh id, which nothing
+        // references until COMMIT: a write refused below (quota, deadline) has its vector deleted by the caller.
+        if (!existing && writeVector) await writeVector(id, neighbours);
+        // A replace's quota before its vector: a refused replace leaves the memory's vector as it was.
+        const delta = existing ? { memories: 0, bytes: w.sizeBytes - existing.sizeBytes } : { memories: 1, bytes: w.sizeBytes };
+        await chargeMemoryUsage(tx, existing?.agentId ?? w.agentId, delta, this.quota);
+        // Past the bus request's deadline the sender has given up (a 500): commit nothing (docs/api.md "After
+        // a 500 or a timeout"). Checked before a replace's vector write, which would change the memory's vector.
+        assertBeforeDeadline();
+        if (existing && writeVector) await writeVector(id, neighbours);
+        // The row and its write log entry in one statement (a data-modifying WITH runs once whether or not it
+        // is read): one round trip and no ORM query building inside the transaction, which holds the agent's
+        // usage row (bench/remember-profile.bench.ts: the two ORM writes took 1.9-2.6 ms of each remember's transaction here).
+        const log = Prisma.sql`INSERT INTO "memory"."write_log" (record_id, memory_id, op, path, content_hash, blob_key, idempotency_key)
+          VALUES (${w.recordId}, ${id}, 'remember', ${w.path}, ${w.contentHash}, ${w.blobKey}, ${w.idempotency?.key ?? null})`;
+        if (existing) {
+          await tx.$executeRaw`WITH replaced AS (
+              UPDATE "memory"."memories" SET type = ${w.type}, summary = ${w.summary}, content_hash = ${w.contentHash}, blob_key = ${w.blobKey},
+                size_bytes = ${w.sizeBytes}, embedder_id = ${w.embedderId}, updated_at = ${new Date()} WHERE id = ${id})
+            ${log}`;
+        } else {
+          // Without a write order from the neighbours' read, this process's clock, as the ORM's default gave it
+          // (and as a replace's updated_at above).
+          const at = createdAt ?? new Date();
+          await tx.$executeRaw`WITH created AS (
+              INSERT INTO "memory"."memories" (id, record_id, agent_id, path, type, summary, content_hash, blob_key, size_bytes, embedder_id, created_at, updated_at)
+              VALUES (${id}, ${w.recordId}, ${w.agentId}, ${w.path}, ${w.type}, ${w.summary}, ${w.contentHash}, ${w.blobKey}, ${w.sizeBytes}, ${w.embedderId}, ${at}, ${at}))
+            ${log}`;
+        }
+        // Again just before COMMIT, when the vector write took time: a new memory's vector is unreferenced
+        // after a rollback (recall never shows it). A replaced memory's vector is already overwritten, so its
+        // vector write stays inside the residual window (docs/api.md).
+        if (!existing) assertBeforeDeadline();
+        return id;
+      } catch (error) {
+        // Thrown in the callback: the transaction rolls back, whatever the error.
+        throw markRolledBack(error);
       }
-      // A new memory's vector before the quota charge, which locks the agent's usage row until COMMIT: every
-      // other write of the agent waits on that lock, and the vector write may take a while (a log sync, a bus
-      // hop to the vector-index process, a Qdrant call). It is still under the record's lock and after its
-      // tombstone check, so a record deletion's purge comes after it. Under the fresh id, which nothing
-      // references until COMMIT: a write refused below (quota, deadline) has its vector deleted by the caller.
-      if (!existing && writeVector) await writeVector(id, neighbours);
-      // A replace's quota before its vector: a refused replace leaves the memory's vector as it was.
-      const delta = existing ? { memories: 0, bytes: w.sizeBytes - existing.sizeBytes } : { memories: 1, bytes: w.sizeBytes };
-      await chargeMemoryUsage(tx, existing?.agentId ?? w.agentId, delta, this.quota);
-      // Past the bus request's deadline the sender has given up (a 500): commit nothing (docs/api.md "After
-      // a 500 or a timeout"). Checked before a replace's vector write, which would change the memory's vector.
-      assertBeforeDeadline();
-      if (existing && writeVector) await writeVector(id, neighbours);
-      // The row and its write log entry in one statement (a data-modifying WITH runs once whether or not it
-      // is read): one round trip and no ORM query building inside the transaction, which holds the agent's
-      // usage row (bench/remember-profile.bench.ts: the two ORM writes took 1.9-2.6 ms of each remember's transaction here).
-      const log = Prisma.sql`INSERT INTO "memory"."write_log" (record_id, memory_id, op, path, content_hash, blob_key, idempotency_key)
-        VALUES (${w.recordId}, ${id}, 'remember', ${w.path}, ${w.contentHash}, ${w.blobKey}, ${w.idempotency?.key ?? null})`;
-      if (existing) {
-        await tx.$executeRaw`WITH replaced AS (
-            UPDATE "memory"."memories" SET type = ${w.type}, summary = ${w.summary}, content_hash = ${w.contentHash}, blob_key = ${w.blobKey},
-              size_bytes = ${w.sizeBytes}, embedder_id = ${w.embedderId}, updated_at = ${new Date()} WHERE id = ${id})
-          ${log}`;
-      } else {
-        // Without a write order from the neighbours' read, this process's clock, as the ORM's default gave it
-        // (and as a replace's updated_at above).
-        const at = createdAt ?? new Date();
-        await tx.$executeRaw`WITH created AS (
-            INSERT INTO "memory"."memories" (id, record_id, agent_id, path, type, summary, content_hash, blob_key, size_bytes, embedder_id, created_at, updated_at)
-            VALUES (${id}, ${w.recordId}, ${w.agentId}, ${w.path}, ${w.type}, ${w.summary}, ${w.contentHash}, ${w.blobKey}, ${w.sizeBytes}, ${w.embedderId}, ${at}, ${at}))
-          ${log}`;
-      }
-      // Again just before COMMIT, when the vector write took time: a new memory's vector is unreferenced
-      // after a rollback (recall never shows it). A replaced memory's vector is already overwritten, so its
-      // vector write stays inside the residual window (docs/api.md).
-      if (!existing) assertBeforeDeadline();
-      return id;
     }, writeVector ? VECTOR_WRITE_TRANSACTION : undefined));
   }
 

@@ -97,7 +97,8 @@ export interface IndexDrift {
  * Compares, per record, the number of memory rows with the number of points in the vector index (one
  * `count` per record). More rows than points means memories recall cannot find (a lost or damaged index);
  * more points than rows is normal for a short while (a write between its vector and its row, a purge in
- * progress) and persists only after a crash (invisible to recall: rows are the source of truth). Logs
+ * progress) and persists only after a crash or a failed clean-up of a rolled-back write (invisible to
+ * recall: rows are the source of truth). Logs
  * each drift (warn) and a summary naming `npm run data:check`. Returns the drifts.
  */
 export async function compareIndexWithDatabase(repository: Pick<MemoryRepository, 'countByRecord'>, index: VectorIndex, logger: Logger): Promise<IndexDrift[]> {

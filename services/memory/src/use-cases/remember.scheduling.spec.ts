@@ -1,7 +1,7 @@
 import { FairScheduler } from '@agent-memory/platform';
 import type { MemoryTypeClassifier } from '../classification/memory-type-classifier.port';
 import type { Embedder } from '../embedding/embedder.port';
-import type { MemoryRepository } from '../persistence/memory.repository';
+import { markRolledBack, type MemoryRepository } from '../persistence/memory.repository';
 import type { VectorIndex } from '../vector-index/vector-index.port';
 import { BackgroundWork } from './background-work';
 import type { ContextualIndexer } from './contextual-indexer';
@@ -112,5 +112,67 @@ describe('BackgroundWork', () => {
     releases.forEach((release) => release());
     await work.settled();
     expect(peak).toBe(2);
+  });
+});
+
+/**
+ * The clean-up after a write transaction that wrote a new memory's vector under its fresh id (before its
+ * quota charge, MemoryRepository.saveRemember): the vector and blob go when the transaction rolled back
+ * (any error raised inside it), stay when the outcome is unknown (an error at COMMIT), and a fresh id that
+ * no row uses after a deadlock retry (a row appeared at the path meanwhile) loses its vector.
+ */
+describe('remember: a vector under the fresh id that no row uses is deleted', () => {
+  const embedder: Embedder = { id: 'fake@2', dimension: 2, embed: async (texts) => texts.map(() => Float32Array.from([1, 0])) };
+  const classifier = { classify: async () => 'fact' } as unknown as MemoryTypeClassifier;
+  const enrichment = { queueAfterRemember: async () => undefined } as unknown as EnrichMemoryUseCase;
+
+  function setup(save: (w: { id: string }, writeVector: (id: string) => Promise<void>) => Promise<string>) {
+    const deleted: string[][] = [];
+    const blobsDeleted: string[][] = [];
+    const index = { upsert: async () => undefined, delete: async (_tenant: string, ids: string[]) => void deleted.push(ids) } as unknown as VectorIndex;
+    const blobs = { put: async () => undefined, delete: async (keys: string[]) => void blobsDeleted.push(keys) } as never;
+    const repository = {
+      storageQuota: { maxMemories: 1_000, maxBytes: 1e9 },
+      quotaView: async () => ({ existing: null, usage: { memories: 0, bytes: 0 } }),
+      saveRemember: (w: { id: string }, _respond: unknown, writeVector: (id: string) => Promise<void>) => save(w, writeVector),
+    } as unknown as MemoryRepository;
+    const remember = new RememberUseCase(repository, embedder, classifier, { summarise: async () => '' }, index, blobs, enrichment);
+    return { remember, deleted, blobsDeleted };
+  }
+  const body = { content: 'The lab key is in the blue box.', type: 'fact' as const, path: 'facts/key' };
+
+  it('a transaction that rolled back for any reason (here a lost connection) deletes the vector and the blob', async () => {
+    let fresh = '';
+    const { remember, deleted, blobsDeleted } = setup(async (w, writeVector) => {
+      fresh = w.id;
+      await writeVector(w.id);
+      throw markRolledBack(new Error('Connection terminated unexpectedly'));
+    });
+    await expect(remember.execute({ agentId: 'agt_a', recordId: 'rec_a', body })).rejects.toThrow('Connection terminated');
+    expect(deleted).toEqual([[fresh]]);
+    expect(blobsDeleted).toHaveLength(1);
+  });
+
+  it('an error whose outcome is unknown (not raised inside the transaction) deletes nothing', async () => {
+    const { remember, deleted, blobsDeleted } = setup(async (w, writeVector) => {
+      await writeVector(w.id);
+      throw new Error('COMMIT failed: connection lost');
+    });
+    await expect(remember.execute({ agentId: 'agt_a', recordId: 'rec_a', body })).rejects.toThrow('COMMIT failed');
+    expect(deleted).toEqual([]);
+    expect(blobsDeleted).toEqual([]);
+  });
+
+  it('a deadlock retry that replaced a row written meanwhile deletes the vector of the unused fresh id', async () => {
+    let fresh = '';
+    const { remember, deleted } = setup(async (w, writeVector) => {
+      fresh = w.id;
+      await writeVector(w.id); // first attempt: a new memory, then a deadlock
+      await writeVector('mem_existing'); // second attempt: the row at the path is there now
+      return 'mem_existing';
+    });
+    const { result } = await remember.execute({ agentId: 'agt_a', recordId: 'rec_a', body });
+    expect(result.id).toBe('mem_existing');
+    expect(deleted).toEqual([[fresh]]);
   });
 });

@@ -18,7 +18,7 @@ import {
 import { MEMORY_TYPE_CLASSIFIER, type MemoryTypeClassifier } from '../classification/memory-type-classifier.port';
 import { EMBEDDER, type Embedder } from '../embedding/embedder.port';
 import { assertWithinMemoryQuota } from '../persistence/memory-quota';
-import { MemoryRepository } from '../persistence/memory.repository';
+import { MemoryRepository, rolledBackInside } from '../persistence/memory.repository';
 import { embedDocument } from '../recall/document-embedding';
 import { encodeKeywords } from '../recall/keyword-encoder';
 import type { MemoryRememberMessage } from '../memory.messages';
@@ -150,6 +150,9 @@ export class RememberUseCase {
       // purge task of this id, and the contextual entry is written after COMMIT (ContextualIndexer).
       const contextTaskId = newId('purgeTask');
       let id: string;
+      // Whether a vector went in under the fresh id (a new memory's is written inside the transaction just
+      // before its quota charge): one that no row ends up using is deleted below.
+      let wroteFresh = false;
       try {
         // The save is not a scheduler job: its transaction may wait on database locks (a record purge's
         // advisory lock, the agent's usage row locked by another replica), which must not hold a slot that
@@ -159,16 +162,22 @@ export class RememberUseCase {
           this.repository.saveRemember(
             { id: freshId, recordId, agentId, path, type, summary, contentHash: hash, blobKey, sizeBytes: bytes.length, embedderId: this.embedder.id, idempotency: key && claimedAt ? { key, claimedAt } : undefined, contextTaskId },
             respond,
-            (id) => this.index.upsert([{ id, tenant: recordId, dense: embedding, sparse, payload: { type } }]),
+            (id) => {
+              if (id === freshId) wroteFresh = true;
+              return this.index.upsert([{ id, tenant: recordId, dense: embedding, sparse, payload: { type } }]);
+            },
           );
         // Writes to one given path queue here first, so they wait without holding a database connection;
         // the advisory lock inside saveRemember orders them across replicas. Generated paths never collide.
         id = body.path ? await this.pathLocks.run(`${recordId}\n${path}`, save) : await save();
+        // A deadlock retry that found a row at the path (written meanwhile) replaced it: the fresh id is unused.
+        if (wroteFresh && id !== freshId) await this.index.delete(recordId, [freshId]).catch(() => undefined);
       } catch (err) {
-        // All are thrown inside the write transaction, which rolled back: the blob is this write's own, and
-        // so is a vector under the fresh id (a new memory's, written before the last deadline check; never
-        // reused, so deleting it cannot touch another write's). Best effort: an orphan is never recalled.
-        if (err instanceof IdempotencyClaimLostError || err instanceof NotFoundError || err instanceof ForbiddenError || err instanceof DeadlineExceededError) {
+        // Thrown inside the write transaction (these four, and anything else raised there: a timeout, a lost
+        // connection), which rolled back: the blob is this write's own, and so is a vector under the fresh id
+        // (a new memory's; never reused, so deleting it cannot touch another write's). Best effort: an orphan
+        // is never recalled. An error at COMMIT leaves the outcome unknown: nothing is deleted then.
+        if (err instanceof IdempotencyClaimLostError || err instanceof NotFoundError || err instanceof ForbiddenError || err instanceof DeadlineExceededError || rolledBackInside(err)) {
           await this.blobs.delete([blobKey]).catch(() => undefined);
           await this.index.delete(recordId, [freshId]).catch(() => undefined);
         }
