@@ -1,6 +1,6 @@
 import { type BusClient, currentBusHeaders, runWithBusHeaders } from '@agent-memory/platform';
 import { type BillingRecordUsageMessage, DomainError, LedgerEntrySchema, newId, RECORD_USAGE_BATCH_MAX_ENTRIES, SUBJECTS } from '@agent-memory/shared';
-import { USAGE_BATCH_REFUSED_BACKOFF_MS, UsageBatch } from './usage-batch';
+import { UsageBatch } from './usage-batch';
 
 /** What the fake bus saw: each request's subject, payload and the bus headers it was sent under. */
 interface Sent {
@@ -106,37 +106,12 @@ describe('UsageBatch', () => {
     expect(silent.error).toHaveBeenCalledTimes(1);
     expect(silent.error.mock.calls[0][0]).toMatchObject({ chargeId: bad.chargeId, agentId: agentOf('bad') });
 
-    // one entry failed alone too: not the batch subject's fault, so the next batch is tried as a batch
+    // the next entries are batched again
     sent.length = 0;
     const next = batch.add(entry('good'));
     await Promise.all([batch.flush(), jest.advanceTimersByTimeAsync(10_000)]);
     await next;
     expect(sent[0].subject).toBe(SUBJECTS.billing.recordUsageBatch);
-  });
-
-  it('a batch subject no billing replica serves (its entries go through alone): entries go alone at once for a while, then batches again', async () => {
-    jest.useFakeTimers();
-    const { bus, sent } = fakeBus((subject, payload) => {
-      if (subject === SUBJECTS.billing.recordUsageBatch) throw new DomainError('INTERNAL_ERROR', 'The service is unavailable');
-      return ledgerEntry(payload as BillingRecordUsageMessage);
-    });
-    const batch = new UsageBatch(bus, silent, 60_000);
-    const first = batch.add(entry('good'));
-    await Promise.all([batch.flush(), jest.advanceTimersByTimeAsync(10_000)]);
-    await first;
-    expect(sent.map((s) => s.subject)).toEqual([...Array(5).fill(SUBJECTS.billing.recordUsageBatch), SUBJECTS.billing.recordUsage]);
-    // for a while, entries go alone at once (no batch and its retries first) ...
-    sent.length = 0;
-    await Promise.all([batch.add(entry('good')), batch.flush()]);
-    expect(sent.map((s) => [s.subject, s.headers?.agentId])).toEqual([[SUBJECTS.billing.recordUsage, agentOf('good')]]);
-    // ... and batches are tried again after USAGE_BATCH_REFUSED_BACKOFF_MS
-    await jest.advanceTimersByTimeAsync(USAGE_BATCH_REFUSED_BACKOFF_MS);
-    sent.length = 0;
-    const again = batch.add(entry('good'));
-    await Promise.all([batch.flush(), jest.advanceTimersByTimeAsync(10_000)]);
-    await again;
-    expect(sent[0].subject).toBe(SUBJECTS.billing.recordUsageBatch);
-    expect(silent.error).not.toHaveBeenCalled();
   });
 
   it('a batch that fails for a while is retried as one message and written once it is answered', async () => {

@@ -9,15 +9,6 @@ import { requestWithRetry } from './bus-retry';
  */
 export const USAGE_BATCH_WINDOW_MS = 50;
 
-/**
- * After a batch the billing service did not take while it took its entries one by one, entries go alone
- * for this long, ms: during a rolling upgrade that reaches the gateways before any billing replica serves
- * the batch subject, each batch would otherwise spend its ~3 s of retries (and a usage read waiting for
- * it) before falling back. Not after an outage of the billing service (the single entries failed too):
- * batches are what it should get as it recovers.
- */
-export const USAGE_BATCH_REFUSED_BACKOFF_MS = 60_000;
-
 interface Waiting {
   entry: BillingRecordUsageMessage;
   done: () => void;
@@ -35,9 +26,8 @@ interface Waiting {
  * The batch is retried like every billing step after the answer (5 attempts over ~3 s; its entries are
  * keyed by charge id, so a repeat writes nothing). When it still fails (or the billing service does not
  * know the batch subject: a rolling upgrade), each entry is sent alone as `billing.v1.record-usage`, under
- * its own principal, so that one entry the billing service refuses costs only that entry (when all of
- * them went through, the batch subject itself is the problem: for {@link USAGE_BATCH_REFUSED_BACKOFF_MS}
- * entries go alone at once); an entry that cannot be written is
+ * its own principal, so that one entry the billing service refuses costs only that entry; an entry that
+ * cannot be written is
  * logged for reconciliation ("Usage could not be recorded"). Memory: at most
  * {@link RECORD_USAGE_BATCH_MAX_ENTRIES} entries wait; batches in flight follow the calls in progress.
  */
@@ -46,8 +36,6 @@ export class UsageBatch {
   private timer?: NodeJS.Timeout;
   /** Set by {@link sendAtOnce}: every entry is sent as it is added. */
   private immediate = false;
-  /** Until then (epoch ms) entries go alone: a batch was not taken ({@link USAGE_BATCH_REFUSED_BACKOFF_MS}). */
-  private aloneUntil = 0;
 
   /**
    * @param bus the gateway's bus client
@@ -97,30 +85,22 @@ export class UsageBatch {
   }
 
   private async send(entries: BillingRecordUsageMessage[]): Promise<void> {
-    if (Date.now() >= this.aloneUntil) {
-      try {
-        await requestWithRetry(this.bus, SUBJECTS.billing.recordUsageBatch, { entries }, RecordUsageBatchReplySchema);
-        return;
-      } catch {
-        const sent = await Promise.all(entries.map((entry) => this.sendAlone(entry)));
-        if (sent.every(Boolean)) this.aloneUntil = Date.now() + USAGE_BATCH_REFUSED_BACKOFF_MS;
-        return;
-      }
+    try {
+      await requestWithRetry(this.bus, SUBJECTS.billing.recordUsageBatch, { entries }, RecordUsageBatchReplySchema);
+    } catch {
+      await Promise.all(entries.map((entry) => this.sendAlone(entry)));
     }
-    await Promise.all(entries.map((entry) => this.sendAlone(entry)));
   }
 
-  /** One entry as `billing.v1.record-usage`, under the principal the gateway authenticated for its call; whether it was written. */
-  private async sendAlone(entry: BillingRecordUsageMessage): Promise<boolean> {
+  /** One entry as `billing.v1.record-usage`, under the principal the gateway authenticated for its call. */
+  private async sendAlone(entry: BillingRecordUsageMessage): Promise<void> {
     try {
       await runWithBusHeaders({ requestId: entry.requestId, agentId: entry.agentId, keyEnvironment: entry.environment }, () =>
         requestWithRetry(this.bus, SUBJECTS.billing.recordUsage, entry, LedgerEntrySchema),
       );
-      return true;
     } catch (err) {
       // The call itself succeeded and must not be reported as failed; the gap is logged for reconciliation.
       this.logger.error({ err, requestId: entry.requestId, chargeId: entry.chargeId, agentId: entry.agentId, operation: entry.operation }, 'Usage could not be recorded');
-      return false;
     }
   }
 }

@@ -180,10 +180,10 @@ export abstract class MemoryRepository implements PurgeTaskTable<PurgeTask> {
    * one transaction (record lock shared and tombstone check, path lock, quota charge, deadline checks,
    * `writeVector` with the memory's {@link MemoryNeighbours} up to `w.contextDepth`; a new memory's before
    * the quota charge, a replace's after it). Returns the memory's id. Errors: NotFoundError,
-   * IdempotencyClaimLostError, ForbiddenError, DeadlineExceededError, and those of `writeVector`; no row
-   * is written then, and an error raised inside the transaction (it rolled back) is marked
+   * IdempotencyClaimLostError, ForbiddenError, DeadlineExceededError, and those of `writeVector`. An error
+   * raised inside the transaction means it rolled back (no row written) and is marked
    * ({@link rolledBackInside}): a new memory's vector may have been written under `w.id` and is the caller's
-   * to delete.
+   * to delete. Any other error (at COMMIT, or the transaction could not start) leaves the outcome unknown.
    */
   abstract saveRemember(w: RememberWrite, respond: (id: string) => unknown, writeVector?: (id: string, neighbours: MemoryNeighbours) => Promise<void>): Promise<string>;
   /**

@@ -136,8 +136,10 @@ export class PrismaMemoryRepository implements MemoryRepository {
    *    runs `writeVector(id, neighbours)` (see step 4) and writes the row and its write log entry.
    * `respond(id)` builds the response stored with the idempotency key. Returns the memory's id.
    * Errors: NotFoundError (record deleted), IdempotencyClaimLostError, ForbiddenError (storage quota),
-   * DeadlineExceededError; no row is written then, and only a new memory's vector (under its fresh id,
-   * written before the quota charge) may have been written: the caller deletes it.
+   * DeadlineExceededError, and whatever else fails inside the transaction: every error raised there is
+   * marked ({@link markRolledBack}; the transaction rolled back, no row is written, and only a new memory's
+   * vector, under its fresh id, written before the quota charge, may have been written: the caller deletes
+   * it). An error at COMMIT, or a transaction that could not start, is not marked: its outcome is unknown.
    */
   async saveRemember(w: RememberWrite, respond: (id: string) => unknown, writeVector?: (id: string, neighbours: MemoryNeighbours) => Promise<void>): Promise<string> {
     return retryDeadlock(() => this.prisma.$transaction(async (tx) => {

@@ -165,7 +165,7 @@ describe('remember: a vector under the fresh id that no row uses is deleted', ()
 
   it('a deadlock retry that replaced a row written meanwhile deletes the vector of the unused fresh id', async () => {
     let fresh = '';
-    const { remember, deleted } = setup(async (w, writeVector) => {
+    const { remember, deleted, blobsDeleted } = setup(async (w, writeVector) => {
       fresh = w.id;
       await writeVector(w.id); // first attempt: a new memory, then a deadlock
       await writeVector('mem_existing'); // second attempt: the row at the path is there now
@@ -174,5 +174,6 @@ describe('remember: a vector under the fresh id that no row uses is deleted', ()
     const { result } = await remember.execute({ agentId: 'agt_a', recordId: 'rec_a', body });
     expect(result.id).toBe('mem_existing');
     expect(deleted).toEqual([[fresh]]);
+    expect(blobsDeleted).toEqual([]); // the replaced row now uses this write's blob
   });
 });

@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { newId } from '@agent-memory/shared';
+import type { HookedBlobStore } from '@agent-memory/testing';
 import { DEFAULT_MEMORY_QUOTA } from '../persistence/memory-quota';
 import type { MemoryPrismaClient } from '../persistence/prisma';
 import type { EmbeddedVectorIndex } from '../vector-index/embedded.vector-index';
@@ -15,12 +16,13 @@ import type { RememberUseCase } from './remember.use-case';
 describe('remember: a new memory\'s vector and the usage row', () => {
   let prisma: MemoryPrismaClient;
   let index: EmbeddedVectorIndex;
+  let blobs: HookedBlobStore;
   let remember: RememberUseCase;
   let close: () => Promise<void>;
 
   beforeAll(async () => {
     const started = await startMemoryReplicas(1);
-    ({ index, close } = started);
+    ({ index, close, blobs } = started);
     ({ prisma, remember } = started.replicas[0]);
     await started.embedder.embed(['warm-up']);
   }, 120_000);
@@ -52,5 +54,20 @@ describe('remember: a new memory\'s vector and the usage row', () => {
     expect((await prisma.memory.findMany({ where: { recordId }, select: { id: true } })).map((r) => r.id)).toEqual([first.result.id]);
     // the refused write's vector (under its fresh id) was deleted: only the first memory's is left
     expect(await index.count(recordId)).toBe(1);
+  }, 60_000);
+
+  it('any error inside the transaction after the vector write (here the index answering an error after applying it) rolls back, and the vector and blob are deleted', async () => {
+    const agentId = newId('agent');
+    const recordId = newId('record');
+    const first = await remember.execute({ agentId, recordId, body: { content: 'The canteen closes at three.', type: 'fact' } });
+    const upsert = index.upsert.bind(index);
+    jest.spyOn(index, 'upsert').mockImplementationOnce(async (points) => {
+      await upsert(points);
+      throw new Error('index connection reset');
+    });
+    await expect(remember.execute({ agentId, recordId, body: { content: 'The canteen opens at eight.', type: 'fact' } })).rejects.toThrow('index connection reset');
+    expect((await prisma.memory.findMany({ where: { recordId }, select: { id: true } })).map((r) => r.id)).toEqual([first.result.id]);
+    expect(await index.count(recordId)).toBe(1);
+    expect(await blobs.list(`records/${recordId}/`)).toHaveLength(1);
   }, 60_000);
 });
