@@ -28,6 +28,16 @@ export function newChargeId(): string {
   return `chg_${randomBase62(22)}`;
 }
 
+/**
+ * The fields of one paid call's ledger entry that every billing message about it carries (docs/billing.md):
+ * its charge id, the request and authenticated principal, the operation, record, idempotency key and the
+ * commit id of the write it pays for.
+ */
+function ledgerFieldsOf(req: GatewayRequest, chargeId: string, p: { operation: PaidOperation; recordId: string; idempotencyKey?: string }, commitId: string | undefined) {
+  const principal = principalOf(req);
+  return { chargeId, requestId: String(req.id), agentId: principal.agentId, environment: principal.keyEnvironment, operation: p.operation, recordId: p.recordId, idempotencyKey: p.idempotencyKey, commitId };
+}
+
 const ReleaseReplySchema = z.object({ chargeId: z.string(), released: z.boolean() });
 
 /**
@@ -127,19 +137,8 @@ export class UsageRecorder implements OnModuleDestroy {
     const result = await p.call();
     const o = p.outcome(result);
     if (this.options.billingMode === 'ledger' && (!o.replayed || o.commitId)) {
-      const principal = principalOf(req);
-      const entry = {
-        chargeId: newChargeId(),
-        requestId: String(req.id),
-        agentId: principal.agentId,
-        environment: principal.keyEnvironment,
-        operation: p.operation,
-        recordId: p.recordId,
-        idempotencyKey: p.idempotencyKey,
-        commitId: o.commitId,
-        paymentMethod: req.gateway?.authMethod ?? 'agent_key',
-      };
-      await this.afterAnswer(principal.agentId, () => this.usageBatch.add(entry));
+      const entry = { ...ledgerFieldsOf(req, newChargeId(), p, o.commitId), paymentMethod: req.gateway?.authMethod ?? 'agent_key' };
+      await this.afterAnswer(entry.agentId, () => this.usageBatch.add(entry));
     }
     return result;
   }
@@ -303,15 +302,8 @@ export class UsageRecorder implements OnModuleDestroy {
         {
           challengeId: verified.challengeId,
           reference: settled.reference,
-          chargeId,
-          requestId: String(req.id),
-          agentId: principal.agentId,
-          environment: principal.keyEnvironment,
-          operation: p.operation,
-          recordId: p.recordId,
-          idempotencyKey: p.idempotencyKey,
+          ...ledgerFieldsOf(req, chargeId, p, commitId),
           replayed,
-          commitId,
           recordUsage: this.options.billingMode !== 'off',
         },
         SettlePaidCallReplySchema,
