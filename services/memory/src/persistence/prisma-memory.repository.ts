@@ -296,17 +296,34 @@ export class PrismaMemoryRepository implements MemoryRepository {
     }));
   }
 
-  /** The memory's contextual state and up to `depth` predecessors in its record's write order (newest first); no locks. */
+  /**
+   * The memory's contextual state and up to `depth` predecessors in its record's write order (newest
+   * first); no locks. One statement: the memory by its key, then its predecessors by one backward range scan
+   * of `memories (record_id, created_at, id)` stopping after `depth` rows (a LATERAL subquery, so the limit
+   * applies to the index scan: the cost does not grow with the record). It runs after almost every remember
+   * (ContextualIndexer.afterWrite), where an ORM read and a second query cost a query build and a round trip
+   * more (bench/remember-profile.bench.ts).
+   */
   async contextWindow(id: string, depth: number): Promise<{ self: ContextState; before: MemoryRow[] } | null> {
-    const self = await this.prisma.memory.findUnique({
-      where: { id },
-      select: { id: true, recordId: true, type: true, contentHash: true, blobKey: true, createdAt: true, contextLenders: true, contextStale: true, contextEpoch: true },
-    });
-    if (!self) return null;
-    const before = depth <= 0 ? [] : await this.prisma.$queryRaw<MemoryRow[]>`
-      SELECT ${ROW_COLUMNS} FROM "memory"."memories"
-      WHERE record_id = ${self.recordId} AND (created_at, id) < (${self.createdAt}::timestamptz, ${id}) ORDER BY created_at DESC, id DESC LIMIT ${depth}`;
-    return { self, before };
+    const rows = await this.prisma.$queryRaw<Array<MemoryRow & { self: boolean; contextLenders: string[]; contextStale: boolean; contextEpoch: number }>>`
+      WITH s AS (SELECT * FROM "memory"."memories" WHERE id = ${id})
+      SELECT true AS self, ${ROW_COLUMNS}, context_lenders AS "contextLenders", context_stale AS "contextStale", context_epoch AS "contextEpoch" FROM s
+      UNION ALL
+      SELECT false AS self, p.*, NULL, NULL, NULL FROM s CROSS JOIN LATERAL (
+        SELECT ${ROW_COLUMNS} FROM "memory"."memories" m
+        WHERE m.record_id = s.record_id AND (m.created_at, m.id) < (s.created_at, s.id)
+        ORDER BY m.created_at DESC, m.id DESC LIMIT ${Math.max(0, depth)}) p`;
+    const first = rows.find((r) => r.self);
+    if (!first) return null;
+    const { id: selfId, recordId, type, contentHash, blobKey, createdAt, contextLenders, contextStale, contextEpoch } = first;
+    const before = rows
+      .filter((r) => !r.self)
+      .map(({ self: _self, contextLenders: _lenders, contextStale: _stale, contextEpoch: _epoch, ...row }) => row)
+      // Newest first. The scan returns them so, and PostgreSQL's Append keeps it; a UNION ALL does not promise
+      // it, so the order is enforced here by time, with a stable sort that leaves rows of the same millisecond
+      // (the database keeps microseconds; a Date does not) in the scan's order, ties by id.
+      .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
+    return { self: { id: selfId, recordId, type, contentHash, blobKey, createdAt, contextLenders, contextStale, contextEpoch }, before };
   }
 
   /** Ids of the record's stale memories in id order after `after`, at most `limit` (partial index `memories_context_stale_idx`). */

@@ -103,13 +103,21 @@ export function contextOf<T extends Pick<ContextSource, 'recordId' | 'createdAt'
   const taken: T[] = [];
   let after = self;
   for (const p of predecessors.slice(0, contextDepth(options))) {
-    if (p.recordId !== self.recordId) break;
-    if (after.createdAt.getTime() - p.createdAt.getTime() > options.gapSeconds * 1_000) break;
+    if (!withinContextGap(self, after, p, options)) break;
     if (options.minSimilarity > -1 && !(gateCosine(after.dense, p.dense, options.centre) >= options.minSimilarity)) break;
     taken.push(p);
     after = p;
   }
   return taken;
+}
+
+/**
+ * The part of {@link contextOf}'s rule that needs no content: predecessor `p` of `self` (the memory being
+ * indexed), just before `after` (`self` or the predecessor taken last), is in `self`'s record and at most
+ * `gapSeconds` older than `after`. Lets a caller skip reading and embedding a predecessor that cannot lend.
+ */
+export function withinContextGap(self: Pick<ContextSource, 'recordId'>, after: Pick<ContextSource, 'createdAt'>, p: Pick<ContextSource, 'recordId' | 'createdAt'>, options: ContextOptions): boolean {
+  return p.recordId === self.recordId && after.createdAt.getTime() - p.createdAt.getTime() <= options.gapSeconds * 1_000;
 }
 
 /**

@@ -9,9 +9,10 @@ import { ContextualIndexer } from './contextual-indexer';
 /**
  * ContextualIndexer.reindex with in-memory fakes (docs/api.md, "Recall"): which predecessors lend, that
  * the time gap cuts the context, that an unconfirmed write is computed again, and that a memory borrowing
- * nothing is left as it is. Every text embeds to the same unit vector (cosine 1: the similarity gate passes).
+ * nothing is left as it is. Every text embeds to the same unit vector (cosine 1: the similarity gate passes),
+ * but a text containing "unrelated", which embeds orthogonal to the others (cosine 0: the gate fails).
  */
-const embedder: Embedder = { id: 'fake@2', dimension: 2, embed: async (texts: readonly string[]) => texts.map(() => Float32Array.from([1, 0])) };
+const embedder: Embedder = { id: 'fake@2', dimension: 2, embed: async (texts: readonly string[]) => texts.map((t) => Float32Array.from(t.includes('unrelated') ? [0, 1] : [1, 0])) };
 
 function row(id: string, content: string, createdAt: Date): MemoryRow & { content: string } {
   const hash = contentHash(Buffer.from(content));
@@ -23,9 +24,11 @@ function setup(rows: Array<MemoryRow & { content: string }>, outcomes: GuardedWr
   const upserts: VectorPoint[][] = [];
   const confirms: ContextWrite[] = [];
   const deleted: string[] = [];
+  const reads: string[] = [];
   const staleIds = new Set(stale ? rows.map((r) => r.id) : []);
   const blobs = {
     get: async (key: string) => {
+      reads.push(key);
       if (down.has(key)) throw new Error('blob store down');
       return missing.has(key) ? null : Buffer.from(rows.find((r) => r.blobKey === key)!.content);
     },
@@ -54,7 +57,7 @@ function setup(rows: Array<MemoryRow & { content: string }>, outcomes: GuardedWr
       return 'applied';
     },
   } as unknown as MemoryRepository;
-  return { indexer: new ContextualIndexer(embedder, blobs, index, repository, { ...DEFAULT_CONTEXT, gapSeconds: 60 }), upserts, confirms, deleted, staleIds };
+  return { indexer: new ContextualIndexer(embedder, blobs, index, repository, { ...DEFAULT_CONTEXT, gapSeconds: 60 }), upserts, confirms, deleted, staleIds, reads };
 }
 
 const t0 = new Date('2026-01-01T00:00:00Z');
@@ -74,6 +77,19 @@ describe('ContextualIndexer.reindex', () => {
     const { indexer, confirms } = setup(rows);
     await indexer.reindex('m2');
     expect(confirms[0].lenders.map((l) => l.id)).toEqual(['m1']);
+  });
+
+  it('reads a predecessor only when the chain reaches it, and stops at one that fails the similarity gate', async () => {
+    const rows = [row('m0', 'alpha', at(0)), row('m1', 'unrelated bravo', at(1)), row('m2', 'charlie', at(2))];
+    const gate = setup(rows);
+    await gate.indexer.reindex('m2');
+    expect(gate.confirms[0].lenders).toEqual([]);
+    // Its own content, then m1 (which fails the gate); m0, behind it, is never read.
+    expect(gate.reads).toEqual(['b/m2', 'b/m1']);
+    // A predecessor beyond the time gap is not read at all.
+    const gap = setup([row('m0', 'alpha', at(0)), row('m1', 'bravo', at(100))]);
+    await gap.indexer.reindex('m1');
+    expect(gap.reads).toEqual(['b/m1']);
   });
 
   it('stops at a predecessor whose content cannot be read (it lends nothing, nor do those before it)', async () => {

@@ -3,7 +3,7 @@ import { BLOB_STORE, type BlobStore, verifyBlob } from '@agent-memory/platform';
 import type { MemoryType } from '@agent-memory/shared';
 import { EMBEDDER, type Embedder } from '../embedding/embedder.port';
 import { MemoryRepository, type MemoryRow } from '../persistence/memory.repository';
-import { contextDepth, contextOf, contextOptionsFor, contextualEntry, DEFAULT_CONTEXT, type ContextOptions, type ContextSource } from '../recall/contextual-index';
+import { contextDepth, contextOf, contextOptionsFor, contextualEntry, DEFAULT_CONTEXT, type ContextOptions, type ContextSource, withinContextGap } from '../recall/contextual-index';
 import { embedDocument } from '../recall/document-embedding';
 import { encodeKeywords } from '../recall/keyword-encoder';
 import { VECTOR_INDEX, type VectorIndex } from '../vector-index/vector-index.port';
@@ -91,13 +91,9 @@ export class ContextualIndexer {
       const window = await this.repository.contextWindow(id, this.depth);
       if (!window) return false;
       const { self, before } = window;
-      const sources = await Promise.all(before.map((row) => this.source(row, false)));
-      const mine = own && own.contentHash === self.contentHash ? { id, contentHash: own.contentHash, recordId: self.recordId, createdAt: self.createdAt, dense: own.dense, sparse: own.sparse } : await this.source(self, true);
-      // The chain stops at a predecessor whose content cannot be read: it lends nothing, nor do those before it.
-      const cut = sources.indexOf(null);
-      const readable = (cut < 0 ? sources : sources.slice(0, cut)) as Array<ContextSource & { id: string; contentHash: string }>;
+      const mine = own && own.contentHash === self.contentHash ? { id, contentHash: own.contentHash, recordId: self.recordId, createdAt: self.createdAt, dense: own.dense, sparse: own.sparse } : await this.source(self);
       // Only the predecessors actually taken are lenders.
-      const lenders = contextOf(mine, readable, this.options);
+      const lenders = await this.lendersOf(mine, before);
       if (lenders.length === 0 && !self.contextStale) return true;
       const { dense, sparse } = contextualEntry(mine, lenders, this.options);
       const outcome = await this.repository.applyContext(
@@ -179,20 +175,49 @@ export class ContextualIndexer {
     }
   }
 
-  /** A row's own index material, or null when its content cannot be read and `required` is false. */
-  private async source(row: Pick<MemoryRow, 'id' | 'recordId' | 'createdAt' | 'blobKey' | 'contentHash'>, required: true): Promise<ContextSource & { id: string; contentHash: string }>;
-  private async source(row: Pick<MemoryRow, 'id' | 'recordId' | 'createdAt' | 'blobKey' | 'contentHash'>, required: false): Promise<(ContextSource & { id: string; contentHash: string }) | null>;
-  private async source(row: Pick<MemoryRow, 'id' | 'recordId' | 'createdAt' | 'blobKey' | 'contentHash'>, required: boolean): Promise<(ContextSource & { id: string; contentHash: string }) | null> {
+  /**
+   * The predecessors of `mine` (`before`, newest first) that lend it context: {@link contextOf}'s rule,
+   * applied one predecessor at a time, so that a predecessor is read and embedded only when the chain
+   * reaches it and its record and time gap allow it, and its keywords are encoded only when it is taken (on
+   * data whose neighbours are unrelated the first one usually fails the similarity gate: one blob read and
+   * one cached embedding per remember instead of `depth` of each, plus their keyword encodings). The chain
+   * stops at a predecessor whose content cannot be read: it lends nothing, nor do those before it.
+   */
+  private async lendersOf(mine: ContextSource & { id: string }, before: readonly MemoryRow[]): Promise<Array<ContextSource & { id: string; contentHash: string }>> {
+    const taken: Array<Omit<ContextSource, 'sparse'> & { id: string; contentHash: string; content: string }> = [];
+    for (const row of before.slice(0, this.depth)) {
+      if (!withinContextGap(mine, taken.at(-1) ?? mine, row, this.options)) break;
+      const candidate = await this.denseSource(row);
+      if (!candidate) break;
+      if (contextOf<Pick<ContextSource, 'recordId' | 'createdAt' | 'dense'>>(mine, [...taken, candidate], this.options).length <= taken.length) break;
+      taken.push(candidate);
+    }
+    return taken.map(({ content, ...lender }) => ({ ...lender, sparse: encodeKeywords(content) }));
+  }
+
+  /** A predecessor's content and own dense vector, or null when its content cannot be read (missing, altered, or its store down). */
+  private async denseSource(row: MemoryRow): Promise<(Omit<ContextSource, 'sparse'> & { id: string; contentHash: string; content: string }) | null> {
     let bytes: Buffer | null;
     try {
       bytes = await this.blobs.get(row.blobKey);
-    } catch (err) {
-      if (required) throw err;
+    } catch {
       return null;
     }
-    const damage = bytes ? verifyBlob(row.blobKey, bytes, row.contentHash) : new Error(`Content of memory ${row.id} is missing (${row.blobKey})`);
-    if (damage && required) throw new UnreadableContentError(damage.message, { cause: damage });
-    if (!bytes || damage) return null;
+    if (!bytes || verifyBlob(row.blobKey, bytes, row.contentHash)) return null;
+    const content = bytes.toString('utf8');
+    const dense = await embedDocument(this.embedder, content, { scope: row.recordId });
+    return { id: row.id, contentHash: row.contentHash, recordId: row.recordId, createdAt: row.createdAt, dense, content };
+  }
+
+  /**
+   * A memory's own index material. Throws the store's error when its content cannot be read, and
+   * {@link UnreadableContentError} when it is missing or does not match its hash.
+   */
+  private async source(row: Pick<MemoryRow, 'id' | 'recordId' | 'createdAt' | 'blobKey' | 'contentHash'>): Promise<ContextSource & { id: string; contentHash: string }> {
+    const bytes = await this.blobs.get(row.blobKey);
+    if (!bytes) throw new UnreadableContentError(`Content of memory ${row.id} is missing (${row.blobKey})`);
+    const damage = verifyBlob(row.blobKey, bytes, row.contentHash);
+    if (damage) throw new UnreadableContentError(damage.message, { cause: damage });
     const content = bytes.toString('utf8');
     const dense = await embedDocument(this.embedder, content, { scope: row.recordId });
     return { id: row.id, contentHash: row.contentHash, recordId: row.recordId, createdAt: row.createdAt, dense, sparse: encodeKeywords(content) };
