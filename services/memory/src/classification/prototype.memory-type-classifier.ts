@@ -269,8 +269,8 @@ export class PrototypeMemoryTypeClassifier implements MemoryTypeClassifier {
     const types = Object.keys(TYPE_PROTOTYPES) as MemoryType[];
     const plain = types.flatMap((type) => TYPE_PROTOTYPES[type]);
     const dialogue = plain.map((text, i) => `${PROTOTYPE_SPEAKERS[i % PROTOTYPE_SPEAKERS.length]}: ${text}`);
-    // One embed call for all examples: a single batch for the model.
-    const vectors = await this.embedder.embed([...plain, ...dialogue]);
+    // One embed call for all examples: a single batch for the model (as documents: off the event loop's thread where it can).
+    const vectors = await this.embedder.embed([...plain, ...dialogue], { purpose: 'document' });
     const means = (from: number): Record<MemoryType, Float32Array> => {
       const result = {} as Record<MemoryType, Float32Array>;
       let offset = from;

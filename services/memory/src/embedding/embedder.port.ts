@@ -19,8 +19,18 @@ export interface Embedder {
 }
 export const EMBEDDER = Symbol('Embedder');
 
+/**
+ * What texts are embedded for: `query`, a recall's question, which a caller waits on; `document`, stored
+ * content (a remember, a re-embedding, a contextual neighbour), which an embedder may embed away from the
+ * event loop's thread so that writes neither stall nor queue in front of recalls (UseLiteEmbedder on
+ * onnxruntime: a worker thread; docs/architecture.md, "The embedder"). The vectors are the same either way.
+ */
+export type EmbedPurpose = 'query' | 'document';
+
 /** Options of {@link Embedder.embed}. */
 export interface EmbedOptions {
   /** The tenant (record id) the texts belong to; the unit of cache isolation. Omit for texts of no tenant. */
   scope?: string;
+  /** Default `query`. */
+  purpose?: EmbedPurpose;
 }

@@ -23,6 +23,11 @@ export interface UseLiteRuntimeOptions {
   precision?: UseLitePrecision;
   /** Where the converted model is cached (`<DATA_DIR>/models`); default `<os tmpdir>/agent-memory-models`. */
   modelCacheDirectory?: string;
+  /**
+   * On onnx, embed documents (stored content) in a worker thread and queries on the event loop's thread
+   * (`OnnxUseLiteRunnerOptions.workerThread`; docs/architecture.md, "The embedder"). Default true.
+   */
+  workerThread?: boolean;
   /** Default: a Nest `Logger` named `Embedder`. */
   logger?: Pick<Logger, 'log' | 'warn'>;
   /** Seams for tests. */
@@ -42,29 +47,33 @@ export function defaultModelCacheDirectory(): string {
 }
 
 /** The cached ONNX model of `precision` loaded; a cached file that does not load is converted again once. */
-async function loadOnnxOf(directory: string, precision: UseLitePrecision, load: NonNullable<UseLiteRuntimeOptions['loadOnnx']>, logger: NonNullable<UseLiteRuntimeOptions['logger']>): Promise<EmbeddingBatchRunner> {
+async function loadOnnxOf(directory: string, precision: UseLitePrecision, load: NonNullable<UseLiteRuntimeOptions['loadOnnx']>, logger: NonNullable<UseLiteRuntimeOptions['logger']>, workerThread: boolean): Promise<EmbeddingBatchRunner> {
+  const threadOptions = {
+    workerThread,
+    onWorkerFailure: (error: Error) => logger.warn(`${error.message}; embedding documents on the event loop's thread from now on`),
+  };
   const file: UseLiteOnnxModelFile = await ensureUseLiteOnnxModel(directory, { precision });
   if (file.cacheError) logger.warn(`converted the embedding model to ONNX (${precision}) in ${Math.round(file.conversionMs)} ms but cannot cache it (${file.cacheError}); converting again on every start`);
   else if (file.converted) logger.log(`converted the embedding model to ONNX (${precision}) in ${Math.round(file.conversionMs)} ms (${file.path})`);
   try {
-    return await load({ modelPath: file.path, modelBytes: file.bytes, textPerRun: precision === 'int8' });
+    return await load({ modelPath: file.path, modelBytes: file.bytes, textPerRun: precision === 'int8', ...threadOptions });
   } catch (error) {
     if (file.converted) throw error;
     logger.warn(`cached ONNX embedding model ${file.path} did not load (${(error as Error).message}); converting it again`);
     const fresh = await ensureUseLiteOnnxModel(directory, { reconvert: true, precision });
     logger.log(`converted the embedding model to ONNX (${precision}) in ${Math.round(fresh.conversionMs)} ms (${fresh.path})`);
-    return load({ modelPath: fresh.path, modelBytes: fresh.bytes, textPerRun: precision === 'int8' });
+    return load({ modelPath: fresh.path, modelBytes: fresh.bytes, textPerRun: precision === 'int8', ...threadOptions });
   }
 }
 
 /** The ONNX model loaded: `int8`, and when that cannot load, `fp32` with a warning. */
-async function loadOnnx(directory: string, precision: UseLitePrecision, load: NonNullable<UseLiteRuntimeOptions['loadOnnx']>, logger: NonNullable<UseLiteRuntimeOptions['logger']>): Promise<EmbeddingBatchRunner> {
-  if (precision === 'fp32') return loadOnnxOf(directory, 'fp32', load, logger);
+async function loadOnnx(directory: string, precision: UseLitePrecision, load: NonNullable<UseLiteRuntimeOptions['loadOnnx']>, logger: NonNullable<UseLiteRuntimeOptions['logger']>, workerThread: boolean): Promise<EmbeddingBatchRunner> {
+  if (precision === 'fp32') return loadOnnxOf(directory, 'fp32', load, logger, workerThread);
   try {
-    return await loadOnnxOf(directory, 'int8', load, logger);
+    return await loadOnnxOf(directory, 'int8', load, logger, workerThread);
   } catch (error) {
     logger.warn(`int8 embedding model unavailable: ${(error as Error).message}; using fp32`);
-    return loadOnnxOf(directory, 'fp32', load, logger);
+    return loadOnnxOf(directory, 'fp32', load, logger, workerThread);
   }
 }
 
@@ -92,7 +101,7 @@ export async function loadUseLiteRunnerFor(options: UseLiteRuntimeOptions = {}):
   if (runtime !== 'tfjs') {
     logger.log('loading embedding model (onnx)');
     try {
-      const runner = await loadOnnx(options.modelCacheDirectory ?? defaultModelCacheDirectory(), options.precision ?? 'int8', options.loadOnnx ?? loadOnnxUseLiteRunner, logger);
+      const runner = await loadOnnx(options.modelCacheDirectory ?? defaultModelCacheDirectory(), options.precision ?? 'int8', options.loadOnnx ?? loadOnnxUseLiteRunner, logger, options.workerThread ?? true);
       return ready({ runner, runtime: 'onnx' });
     } catch (error) {
       if (runtime === 'onnx') throw error;

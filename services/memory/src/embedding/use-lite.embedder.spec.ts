@@ -230,6 +230,51 @@ describe('UseLiteEmbedder batching and errors (fake runner)', () => {
     expect(loads).toBe(2);
   });
 
+  it('queries and documents: never one batch; apart, a query does not wait behind a running document batch', async () => {
+    /** A runner whose document runs wait for `release`; records each run's texts and purpose. */
+    const gatedRunner = (concurrentPurposes: boolean) => {
+      const runs: string[] = [];
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      const inner = fakeRunner();
+      const runner: EmbeddingBatchRunner = {
+        concurrentPurposes,
+        async run(texts, purpose) {
+          runs.push(`${purpose}:${texts.join('+')}`);
+          if (purpose === 'document') await gate;
+          return inner.run(texts);
+        },
+        dispose() {},
+      };
+      return { runner, runs, release };
+    };
+    const settledIn = async (p: Promise<unknown>) => Promise.race([p.then(() => true), new Promise((r) => setTimeout(() => r(false), 50))]);
+
+    // Apart (the onnx runner with its worker thread): the query is answered while the document is still running.
+    const apart = gatedRunner(true);
+    const embedder = new UseLiteEmbedder({ loadRunner: async () => apart.runner });
+    await embedder.embed(['load']);
+    const document = embedder.embed(['stored content', 'more content'], { purpose: 'document' });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(await settledIn(embedder.embed(['a question']))).toBe(true);
+    expect(await settledIn(document)).toBe(false);
+    apart.release();
+    await expect(document).resolves.toHaveLength(2);
+    expect(apart.runs).toEqual(['query:load', 'document:stored content+more content', 'query:a question']);
+
+    // In one queue (a runner that runs documents on the event loop's thread): the query waits for the document,
+    // and calls of both purposes queued in one turn still make two batches.
+    const together = gatedRunner(false);
+    const serial = new UseLiteEmbedder({ loadRunner: async () => together.runner });
+    await serial.embed(['load']);
+    const doc = serial.embed(['stored content'], { purpose: 'document' });
+    const query = serial.embed(['a question']);
+    expect(await settledIn(query)).toBe(false);
+    together.release();
+    await Promise.all([doc, query]);
+    expect(together.runs).toEqual(['query:load', 'document:stored content', 'query:a question']);
+  });
+
   it('rejects vectors of the wrong dimension', async () => {
     const embedder = new UseLiteEmbedder({ loadRunner: async () => fakeRunner(384) });
     await expect(embedder.embed(['a'])).rejects.toThrow(/384 dimensions, expected 512/);

@@ -1,4 +1,4 @@
-import type { EmbedOptions, Embedder } from './embedder.port';
+import type { EmbedOptions, EmbedPurpose, Embedder } from './embedder.port';
 import { RetryingLoad } from './retrying-load';
 import { type UseLiteTokenizerParts, WindowedUseLiteTokenizer } from './use-lite.tokenizer';
 import { normaliseL2 } from './vector-math';
@@ -41,10 +41,17 @@ interface GraphModelLike {
 
 /**
  * Runs the model on one batch. `run` returns one raw (not necessarily normalised) vector per text, in
- * input order, and rejects on model failure. Seam for tests; the default is {@link loadUseLiteRunner}.
+ * input order, and rejects on model failure; `purpose` is what the texts are for (the same for every text
+ * of a batch). Seam for tests; the default is {@link loadUseLiteRunner}.
  */
 export interface EmbeddingBatchRunner {
-  run(texts: readonly string[]): Promise<ArrayLike<number>[]>;
+  run(texts: readonly string[], purpose?: EmbedPurpose): Promise<ArrayLike<number>[]>;
+  /**
+   * True when a `document` run does not hold the event loop's thread (the onnx runner with a worker
+   * thread): {@link UseLiteEmbedder} then runs document batches beside query batches instead of in one
+   * queue with them, so a recall never waits behind a large remember. Default false.
+   */
+  readonly concurrentPurposes?: boolean;
   dispose(): void;
 }
 
@@ -175,8 +182,18 @@ interface Job {
   texts: string[];
   /** Cache key of each text ({@link cacheKey}), or undefined for an unscoped call. */
   keys?: string[];
+  purpose: EmbedPurpose;
   resolve(vectors: Float32Array[]): void;
   reject(error: unknown): void;
+}
+
+/** A queue of jobs and the loop that drains it, one model call at a time. */
+class Lane {
+  queue: Job[] = [];
+  queuedTexts = 0;
+  /** Cancels the pending start of a drain (a window timer or an immediate), if any. */
+  timer?: () => void;
+  draining?: Promise<void>;
 }
 
 /**
@@ -191,6 +208,9 @@ interface Job {
  *   queued one, default 0: the same event-loop turn) are coalesced into one model call of up to
  *   `maxBatchSize` texts, so concurrent callers share model calls while a lone call waits for nobody
  *   (a 5 ms window cost every single recall about 5 ms). Each caller gets its own vectors, in order.
+ *   A batch holds texts of one purpose (`EmbedOptions.purpose`). When the runner runs documents off the
+ *   event loop's thread (`concurrentPurposes`: onnx with its worker thread), queries and documents are two
+ *   queues drained side by side, so a recall's query never waits behind a remember's content.
  * - Errors: if a coalesced batch fails, each caller's texts are retried alone so that only the callers
  *   whose input fails are rejected; a failed model load rejects every caller queued at that moment.
  * - Vectors are L2-normalised `Float32Array`s; every call gets fresh arrays (safe to mutate).
@@ -210,11 +230,10 @@ export class UseLiteEmbedder implements Embedder {
   private readonly cache: LruCache<Float32Array>;
   private readonly counters: UseLiteEmbedderStats = { modelCalls: 0, textsEmbedded: 0, cacheHits: 0 };
   private readonly runner: RetryingLoad<EmbeddingBatchRunner>;
-  private queue: Job[] = [];
-  private queuedTexts = 0;
-  /** Cancels the pending start of a drain (a window timer or an immediate), if any. */
-  private timer?: () => void;
-  private draining?: Promise<void>;
+  /** Queries, and every job while documents share their lane; documents once the runner runs them elsewhere. */
+  private readonly lanes: Record<EmbedPurpose, Lane> = { query: new Lane(), document: new Lane() };
+  /** Whether document jobs have their own lane: the loaded runner's `concurrentPurposes`. */
+  private documentsApart = false;
   private closed = false;
 
   constructor(options: UseLiteEmbedderOptions = {}) {
@@ -251,85 +270,96 @@ export class UseLiteEmbedder implements Embedder {
     const unique = [...misses.keys()];
     const chunks: string[][] = [];
     for (let i = 0; i < unique.length; i += this.maxBatchSize) chunks.push(unique.slice(i, i + this.maxBatchSize));
-    const results = await Promise.all(chunks.map((chunk) => this.enqueue(chunk, scope)));
+    const purpose = options.purpose ?? 'query';
+    const results = await Promise.all(chunks.map((chunk) => this.enqueue(chunk, scope, purpose)));
     results.flat().forEach((vector, u) => {
       for (const i of misses.get(unique[u])!) out[i] = vector.slice();
     });
     return out;
   }
 
-  /** Rejects queued calls, waits for the running model call, then frees the model's weights. */
+  /** Rejects queued calls, waits for the running model calls, then frees the model's weights. */
   async close(): Promise<void> {
     this.closed = true;
-    this.timer?.();
-    this.timer = undefined;
-    const queued = this.queue;
-    this.queue = [];
-    this.queuedTexts = 0;
-    for (const job of queued) job.reject(new Error('UseLiteEmbedder is closed'));
-    await this.draining;
+    for (const lane of Object.values(this.lanes)) {
+      lane.timer?.();
+      lane.timer = undefined;
+      const queued = lane.queue;
+      lane.queue = [];
+      lane.queuedTexts = 0;
+      for (const job of queued) job.reject(new Error('UseLiteEmbedder is closed'));
+    }
+    await Promise.all(Object.values(this.lanes).map((lane) => lane.draining ?? Promise.resolve()));
     const runner = await this.runner.reset();
     runner?.dispose();
     this.cache.clear();
   }
 
-  private enqueue(texts: string[], scope: string | undefined): Promise<Float32Array[]> {
+  private enqueue(texts: string[], scope: string | undefined, purpose: EmbedPurpose): Promise<Float32Array[]> {
     return new Promise<Float32Array[]>((resolve, reject) => {
       const keys = scope === undefined ? undefined : texts.map((text) => cacheKey(scope, text));
-      this.queue.push({ texts, keys, resolve, reject });
-      this.queuedTexts += texts.length;
+      const lane = this.lanes[purpose === 'document' && this.documentsApart ? 'document' : 'query'];
+      lane.queue.push({ texts, keys, purpose, resolve, reject });
+      lane.queuedTexts += texts.length;
       // A running drain loop picks the job up when the current model call ends.
-      if (this.draining) return;
-      if (this.queuedTexts >= this.maxBatchSize) this.startDrain();
-      else this.timer ??= this.scheduleDrain();
+      if (lane.draining) return;
+      if (lane.queuedTexts >= this.maxBatchSize) this.startDrain(lane);
+      else lane.timer ??= this.scheduleDrain(lane);
     });
   }
 
-  /** Starts a drain after the window (or the current event-loop turn); returns its cancel function. */
-  private scheduleDrain(): () => void {
+  /** Starts a drain of `lane` after the window (or the current event-loop turn); returns its cancel function. */
+  private scheduleDrain(lane: Lane): () => void {
     if (this.batchWindowMs === 0) {
-      const immediate = setImmediate(() => this.startDrain());
+      const immediate = setImmediate(() => this.startDrain(lane));
       return () => clearImmediate(immediate);
     }
-    const timeout = setTimeout(() => this.startDrain(), this.batchWindowMs);
+    const timeout = setTimeout(() => this.startDrain(lane), this.batchWindowMs);
     return () => clearTimeout(timeout);
   }
 
-  private startDrain(): void {
-    this.timer?.();
-    this.timer = undefined;
-    if (this.draining || this.queue.length === 0) return;
-    this.draining = this.drain().finally(() => {
-      this.draining = undefined;
+  private startDrain(lane: Lane): void {
+    lane.timer?.();
+    lane.timer = undefined;
+    if (lane.draining || lane.queue.length === 0) return;
+    lane.draining = this.drain(lane).finally(() => {
+      lane.draining = undefined;
       // Jobs queued in the tick the loop ended in would otherwise wait for nobody.
-      if (this.queue.length > 0 && !this.closed) this.startDrain();
+      if (lane.queue.length > 0 && !this.closed) this.startDrain(lane);
     });
   }
 
-  /** Runs batches one after another (either engine runs one model call at a time) until the queue is empty. */
-  private async drain(): Promise<void> {
-    while (this.queue.length > 0) {
+  /**
+   * Runs the lane's batches one after another (each engine runs one model call at a time per thread) until
+   * its queue is empty. A batch holds jobs of one purpose: the first queued job's, and those after it.
+   */
+  private async drain(lane: Lane): Promise<void> {
+    while (lane.queue.length > 0) {
       const batch: Job[] = [];
+      const purpose = lane.queue[0].purpose;
       let size = 0;
-      while (this.queue.length > 0 && (batch.length === 0 || size + this.queue[0].texts.length <= this.maxBatchSize)) {
-        const job = this.queue.shift()!;
+      while (lane.queue.length > 0 && lane.queue[0].purpose === purpose && (batch.length === 0 || size + lane.queue[0].texts.length <= this.maxBatchSize)) {
+        const job = lane.queue.shift()!;
         batch.push(job);
         size += job.texts.length;
       }
-      this.queuedTexts -= size;
-      await this.runBatch(batch);
+      lane.queuedTexts -= size;
+      await this.runBatch(batch, purpose);
     }
   }
 
-  private async runBatch(batch: Job[]): Promise<void> {
+  private async runBatch(batch: Job[], purpose: EmbedPurpose): Promise<void> {
     let runner: EmbeddingBatchRunner;
     try {
       runner = await this.runner.get();
+      this.documentsApart = runner.concurrentPurposes === true;
     } catch (error) {
       // Everyone queued was waiting for this load: fail them together rather than reloading per batch.
-      const waiting = [...batch, ...this.queue];
-      this.queue = [];
-      this.queuedTexts = 0;
+      const waiting = [...batch, ...this.lanes.query.queue, ...this.lanes.document.queue];
+      for (const lane of Object.values(this.lanes)) {
+        lane.queue = [];
+        lane.queuedTexts = 0;
+      }
       for (const job of waiting) job.reject(error);
       return;
     }
@@ -346,7 +376,7 @@ export class UseLiteEmbedder implements Embedder {
     );
     const entries = [...rows.entries()];
     try {
-      const vectors = await this.runModel(runner, entries.map(([, row]) => row));
+      const vectors = await this.runModel(runner, entries.map(([, row]) => row), purpose);
       const byKey = new Map(entries.map(([key], i) => [key, vectors[i]]));
       batch.forEach((job, j) => job.resolve(rowKeys[j].map((key) => byKey.get(key)!)));
     } catch (error) {
@@ -357,7 +387,7 @@ export class UseLiteEmbedder implements Embedder {
       // Isolate the failure: one caller's bad input must not fail its batch neighbours.
       for (const job of batch) {
         try {
-          job.resolve(await this.runModel(runner, job.texts.map((text, i) => ({ text, cacheKey: job.keys?.[i] }))));
+          job.resolve(await this.runModel(runner, job.texts.map((text, i) => ({ text, cacheKey: job.keys?.[i] })), purpose));
         } catch (jobError) {
           job.reject(jobError);
         }
@@ -366,10 +396,10 @@ export class UseLiteEmbedder implements Embedder {
   }
 
   /** Runs the model on `rows` and caches each vector under its row's key (scoped rows only). */
-  private async runModel(runner: EmbeddingBatchRunner, rows: readonly { text: string; cacheKey?: string }[]): Promise<Float32Array[]> {
+  private async runModel(runner: EmbeddingBatchRunner, rows: readonly { text: string; cacheKey?: string }[], purpose: EmbedPurpose): Promise<Float32Array[]> {
     this.counters.modelCalls++;
     this.counters.textsEmbedded += rows.length;
-    const raw = await runner.run(rows.map((row) => row.text));
+    const raw = await runner.run(rows.map((row) => row.text), purpose);
     if (raw.length !== rows.length) throw new Error(`model returned ${raw.length} vectors for ${rows.length} texts`);
     const vectors = raw.map((row) => {
       if (row.length !== this.dimension) throw new Error(`model returned ${row.length} dimensions, expected ${this.dimension}`);

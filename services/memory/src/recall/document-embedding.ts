@@ -32,11 +32,12 @@ export function chunkForEmbedding(text: string, chunkChars = EMBEDDING_CHUNK_CHA
  * (one batched model call) whose mean is re-normalised, so a 50 KB memory costs about as much as 8
  * sentences-worth of model time instead of seconds. Returns a unit vector of the embedder's dimension.
  * `options.scope` (the record id) is passed to the embedder, which keeps its cache per scope. Required, so
- * that no caller forgets it: pass `{}` only for text of no tenant (docs/api.md, "Isolation").
+ * that no caller forgets it: pass `{}` only for text of no tenant (docs/api.md, "Isolation"). The texts go
+ * to the embedder as `purpose: 'document'` (stored content: off the event loop's thread where it can).
  */
 export async function embedDocument(embedder: Embedder, content: string, options: EmbedOptions): Promise<Float32Array> {
   const chunks = chunkForEmbedding(content);
-  const vectors = await embedder.embed(chunks, options);
+  const vectors = await embedder.embed(chunks, { ...options, purpose: 'document' });
   if (vectors.length !== chunks.length || !vectors[0]) throw new Error('The embedder returned no vector');
   if (vectors.length === 1) return vectors[0];
   const mean = new Float32Array(embedder.dimension);

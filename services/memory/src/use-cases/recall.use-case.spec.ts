@@ -46,7 +46,7 @@ describe('embedding scope of recall and remember (cross-tenant cache isolation)'
     expect(embedder.stats.cacheHits).toBe(1);
   });
 
-  it("passes a memory's record as the scope of every chunk of its embedding", async () => {
+  it("passes a memory's record as the scope of every chunk of its embedding, as a document", async () => {
     const calls: (EmbedOptions | undefined)[] = [];
     const embedder: Embedder = {
       id: 'fake@2',
@@ -57,7 +57,7 @@ describe('embedding scope of recall and remember (cross-tenant cache isolation)'
       },
     };
     await embedDocument(embedder, 'word '.repeat(1_000), { scope: 'rec_alice' });
-    expect(calls).toEqual([{ scope: 'rec_alice' }]);
+    expect(calls).toEqual([{ scope: 'rec_alice', purpose: 'document' }]);
   });
 });
 

@@ -31,7 +31,7 @@ function reembedJobId(embedderId: string, cursor?: string): string {
 async function embedDocuments(embedder: Embedder, contents: readonly string[]): Promise<Float32Array[]> {
   const chunked = contents.map((content) => chunkForEmbedding(content));
   const flat = chunked.flat();
-  const vectors = flat.length > 0 ? await embedder.embed(flat) : [];
+  const vectors = flat.length > 0 ? await embedder.embed(flat, { purpose: 'document' }) : [];
   if (vectors.length !== flat.length) throw new Error(`The embedder returned ${vectors.length} vectors for ${flat.length} texts`);
   let at = 0;
   return chunked.map((chunks) => {

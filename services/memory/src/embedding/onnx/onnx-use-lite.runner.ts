@@ -1,8 +1,13 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { EmbedPurpose } from '../embedder.port';
 import type { EmbeddingBatchRunner } from '../use-lite.embedder';
 import { type UseLiteTokenizerParts, WindowedUseLiteTokenizer } from '../use-lite.tokenizer';
+import { DEFAULT_INTRA_OP_THREADS, openUseLiteSession, type OrtModule, useLiteRows } from './onnx-use-lite.session';
+import { UseLiteWorkerThread, UseLiteWorkerThreadError } from './onnx-use-lite.worker-thread';
 import { useLiteModelPackage } from './use-lite-onnx-cache';
+
+export { DEFAULT_INTRA_OP_THREADS, type OrtModule, type OrtSession, type OrtTensor } from './onnx-use-lite.session';
 
 /** Options of {@link loadOnnxUseLiteRunner}. */
 export interface OnnxUseLiteRunnerOptions {
@@ -19,32 +24,19 @@ export interface OnnxUseLiteRunnerOptions {
    * keeps every vector independent of what it was batched with.
    */
   textPerRun?: boolean;
+  /**
+   * Runs document embeddings (`purpose` 'document') in a worker thread with its own session of the same
+   * model (onnx-use-lite.worker-thread.ts), queries on the calling thread. Default false (library use,
+   * benchmarks of the model); the service sets it (use-lite-runtime.ts; docs/architecture.md, "The embedder").
+   */
+  workerThread?: boolean;
+  /** Told once when the worker thread fails (the runner then embeds documents on the calling thread). */
+  onWorkerFailure?: (error: Error) => void;
 }
 
-/**
- * Threads per model call: 1. On a shared 2-core machine a second thread made queries slower (p50 10.8-13.3
- * ms against 8.0-9.8 ms) and batches no faster on median (75 against 112 texts/s; bench/embedder.bench.ts),
- * while taking the core the event loop and the database need (docs/architecture.md, "The embedder").
- */
-export const DEFAULT_INTRA_OP_THREADS = 1;
-
-/** Output width of the model: one 512-float row per text. */
-const USE_LITE_WIDTH = 512;
-
-/** The parts of onnxruntime-node's API the runner uses (typed here so the import stays lazy). */
-export interface OrtTensor {
-  readonly dims: readonly number[];
-  readonly data: unknown;
-}
-export interface OrtSession {
-  readonly inputNames: readonly string[];
-  readonly outputNames: readonly string[];
-  run(feeds: Record<string, OrtTensor>, fetches: Record<string, OrtTensor>): Promise<Record<string, OrtTensor>>;
-  release(): Promise<void>;
-}
-export interface OrtModule {
-  InferenceSession: { create(model: string | Uint8Array, options: Record<string, unknown>): Promise<OrtSession> };
-  Tensor: new (type: 'int64' | 'float32', data: BigInt64Array | Float32Array, dims: number[]) => OrtTensor;
+/** The runner {@link loadOnnxUseLiteRunner} returns: its worker thread, if it has one (tests, diagnostics). */
+export interface OnnxUseLiteRunner extends EmbeddingBatchRunner {
+  readonly workerThread?: UseLiteWorkerThread;
 }
 
 /** The package's tokenizer (SentencePiece over `vocab.json`), without loading its tfjs graph model. */
@@ -64,52 +56,34 @@ async function loadTokenizer(): Promise<WindowedUseLiteTokenizer> {
  * @throws Error when onnxruntime-node cannot load (no native binary for this platform), the model
  *   file is unreadable or not a valid ONNX model, or a probe embedding fails.
  */
-export async function loadOnnxUseLiteRunner(options: OnnxUseLiteRunnerOptions): Promise<EmbeddingBatchRunner> {
+export async function loadOnnxUseLiteRunner(options: OnnxUseLiteRunnerOptions): Promise<OnnxUseLiteRunner> {
   const ort = (await import('onnxruntime-node')) as unknown as OrtModule;
-  const [session, tokenizer] = await Promise.all([
-    ort.InferenceSession.create(options.modelBytes ?? options.modelPath, {
-      intraOpNumThreads: options.intraOpThreads ?? DEFAULT_INTRA_OP_THREADS,
-      interOpNumThreads: 1,
-      executionMode: 'sequential',
-      graphOptimizationLevel: 'all',
-    }),
-    loadTokenizer(),
-  ]);
-  const outputName = session.outputNames[0];
-  if (!session.inputNames.includes('indices') || !session.inputNames.includes('values') || session.outputNames.length !== 1) {
-    await session.release();
-    throw new Error(`converted model has inputs [${session.inputNames.join(', ')}] and outputs [${session.outputNames.join(', ')}], expected [indices, values] and one output`);
-  }
-  /** One model run over `texts`: one raw 512-float row per text, in order. */
-  const runBatch = async (texts: readonly string[]): Promise<Float32Array[]> => {
+  const model = options.modelBytes ?? options.modelPath;
+  const [{ session, outputName }, tokenizer] = await Promise.all([openUseLiteSession(ort, model, options.intraOpThreads), loadTokenizer()]);
+  const textPerRun = options.textPerRun ?? false;
+  let thread: UseLiteWorkerThread | undefined;
+  /** The rows of `texts` on this thread, or for documents in the worker thread while it works. */
+  const rows = async (texts: readonly string[], purpose: EmbedPurpose | undefined): Promise<Float32Array[]> => {
     // The empty string has no tokens and would silently drop its output row; a space encodes to "▁▁".
     const encodings = texts.map((text) => tokenizer.encode(text.length === 0 ? ' ' : text));
-    const total = encodings.reduce((n, ids) => n + ids.length, 0);
-    const indexData = new BigInt64Array(total * 2);
-    const valueData = new BigInt64Array(total);
-    let k = 0;
-    encodings.forEach((ids, row) => {
-      ids.forEach((id, position) => {
-        indexData[2 * k] = BigInt(row);
-        indexData[2 * k + 1] = BigInt(position);
-        valueData[k++] = BigInt(id);
-      });
-    });
-    // The output is pre-allocated: onnxruntime writes the rows into this array (no copy), and the
-    // tensor it returns is ours, whatever realm the caller runs in (a Jest sandbox has its own typed arrays).
-    const data = new Float32Array(texts.length * USE_LITE_WIDTH);
-    const fetches = { [outputName]: new ort.Tensor('float32', data, [texts.length, USE_LITE_WIDTH]) };
-    await session.run({ indices: new ort.Tensor('int64', indexData, [total, 2]), values: new ort.Tensor('int64', valueData, [total]) }, fetches);
-    return texts.map((_, i) => data.subarray(i * USE_LITE_WIDTH, (i + 1) * USE_LITE_WIDTH));
+    if (purpose === 'document' && thread && !thread.failed) {
+      try {
+        return await thread.rows(encodings);
+      } catch (error) {
+        // The thread failed (and told onWorkerFailure): this run, and every later one, runs here.
+        if (!(error instanceof UseLiteWorkerThreadError)) throw error;
+      }
+    }
+    return useLiteRows(ort, session, outputName, encodings, textPerRun);
   };
-  const runner: EmbeddingBatchRunner = {
-    async run(texts) {
-      if (!options.textPerRun || texts.length <= 1) return runBatch(texts);
-      const rows: Float32Array[] = [];
-      for (const text of texts) rows.push((await runBatch([text]))[0]);
-      return rows;
+  const runner: OnnxUseLiteRunner = {
+    get workerThread() {
+      return thread;
     },
+    concurrentPurposes: options.workerThread === true,
+    run: rows,
     dispose() {
+      void thread?.terminate();
       void session.release();
     },
   };
@@ -123,5 +97,7 @@ export async function loadOnnxUseLiteRunner(options: OnnxUseLiteRunnerOptions): 
     await session.release();
     throw new Error(`the converted model does not run: ${(error as Error).message}`);
   }
+  // Started now, in the background: the first document waits for it (or, if it fails, runs here).
+  if (options.workerThread) thread = new UseLiteWorkerThread({ model, intraOpThreads: options.intraOpThreads ?? DEFAULT_INTRA_OP_THREADS, textPerRun }, options.onWorkerFailure);
   return runner;
 }

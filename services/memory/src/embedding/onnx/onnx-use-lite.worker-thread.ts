@@ -1,0 +1,132 @@
+import { extname, join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { USE_LITE_WIDTH } from './onnx-use-lite.session';
+import type { UseLiteWorkerData, UseLiteWorkerReady, UseLiteWorkerReply, UseLiteWorkerRequest } from './onnx-use-lite.worker';
+
+/** How long the worker may take to open its session before it counts as failed, ms. */
+const START_TIMEOUT_MS = 60_000;
+
+/**
+ * The converted USE-lite model in a worker thread (entry: onnx-use-lite.worker.ts): {@link rows} sends
+ * token ids there and resolves with the raw 512-float rows, while the event loop's thread does other
+ * work. The thread starts at construction; it holds the process open only while a request is in flight
+ * (`unref` when idle). Once it failed to start, exited or crashed it is {@link failed} for good: `onFailure`
+ * is told once, and every request in flight and every later one rejects with
+ * {@link UseLiteWorkerThreadError}, so that the caller runs the model on its own thread instead. An error the model raised for one request rejects only that
+ * request, with a plain Error (it would fail the same way on any thread).
+ *
+ * The entry is TypeScript when this file is (the service runs under `@swc-node/register`, which a worker
+ * thread does not inherit): it is then loaded through that same register hook.
+ */
+export class UseLiteWorkerThread {
+  private readonly worker: Worker;
+  private readonly ready: Promise<void>;
+  private readonly pending = new Map<number, { resolve(rows: Float32Array[]): void; reject(error: Error): void }>();
+  private nextId = 1;
+  private failure?: UseLiteWorkerThreadError;
+  /** Texts embedded in the thread since it started (for tests and diagnostics). */
+  texts = 0;
+
+  /**
+   * @param data what the thread opens (the model, its threads, one text per run)
+   * @param onFailure told once when the thread fails (not when {@link terminate} stops it)
+   */
+  constructor(data: UseLiteWorkerData, private readonly onFailure?: (error: UseLiteWorkerThreadError) => void) {
+    const entry = join(__dirname, `onnx-use-lite.worker${extname(__filename)}`);
+    // Resolved here, so that the thread finds the same copy whatever its working directory.
+    const load = entry.endsWith('.ts') ? `require(${JSON.stringify(require.resolve('@swc-node/register'))}); require(${JSON.stringify(entry)});` : `require(${JSON.stringify(entry)});`;
+    this.worker = new Worker(load, { eval: true, workerData: data });
+    this.ready = new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(this.fail(`it did not open the model within ${START_TIMEOUT_MS} ms`)), START_TIMEOUT_MS);
+      timer.unref();
+      this.worker.once('message', (message: UseLiteWorkerReady) => {
+        clearTimeout(timer);
+        if (message.ready) {
+          this.worker.on('message', (reply: UseLiteWorkerReply) => this.settle(reply));
+          this.idle();
+          resolve();
+        } else {
+          reject(this.fail(`it could not open the model: ${message.error}`));
+        }
+      });
+      this.worker.once('error', (error) => {
+        clearTimeout(timer);
+        reject(this.fail(`it crashed: ${error.message}`));
+      });
+      this.worker.once('exit', (code) => {
+        clearTimeout(timer);
+        reject(this.fail(`it exited with code ${code}`));
+      });
+    });
+    // A start that fails is reported by the requests that wait for it, or by `failed`.
+    this.ready.catch(() => undefined);
+  }
+
+  /** Why the thread cannot serve requests any more, or undefined while it can. */
+  get failed(): UseLiteWorkerThreadError | undefined {
+    return this.failure;
+  }
+
+  /**
+   * The raw rows of `encodings` (token ids per text, each non-empty), in order, computed in the thread.
+   * @throws UseLiteWorkerThreadError when the thread failed (before or during the request);
+   *   Error with the model's message when the model failed on this input.
+   */
+  async rows(encodings: readonly (readonly number[])[]): Promise<Float32Array[]> {
+    if (this.failure) throw this.failure;
+    await this.ready;
+    const lengths = encodings.map((ids) => ids.length);
+    const ids = new Int32Array(lengths.reduce((a, b) => a + b, 0));
+    let at = 0;
+    for (const text of encodings) {
+      ids.set(text, at);
+      at += text.length;
+    }
+    const id = this.nextId++;
+    return new Promise<Float32Array[]>((resolve, reject) => {
+      if (this.failure) return reject(this.failure);
+      this.pending.set(id, { resolve, reject });
+      if (this.pending.size === 1) this.worker.ref();
+      this.worker.postMessage({ id, ids, lengths } satisfies UseLiteWorkerRequest, [ids.buffer]);
+    });
+  }
+
+  /** Stops the thread; requests in flight reject with {@link UseLiteWorkerThreadError}. */
+  async terminate(): Promise<void> {
+    this.fail('it was stopped', false);
+    await this.worker.terminate();
+  }
+
+  private settle(reply: UseLiteWorkerReply): void {
+    const waiter = this.pending.get(reply.id);
+    if (!waiter) return;
+    this.pending.delete(reply.id);
+    if (this.pending.size === 0) this.idle();
+    if ('error' in reply) return waiter.reject(new Error(reply.error));
+    const count = reply.rows.length / USE_LITE_WIDTH;
+    this.texts += count;
+    waiter.resolve(Array.from({ length: count }, (_, i) => reply.rows.subarray(i * USE_LITE_WIDTH, (i + 1) * USE_LITE_WIDTH)));
+  }
+
+  /** Lets the process exit while nothing is in flight. */
+  private idle(): void {
+    this.worker.unref();
+  }
+
+  /** Marks the thread failed (once, telling `onFailure` unless `notify` is false) and rejects every request in flight; returns the failure. */
+  private fail(why: string, notify = true): UseLiteWorkerThreadError {
+    if (!this.failure) {
+      this.failure = new UseLiteWorkerThreadError(`The embedding worker thread cannot serve requests: ${why}`);
+      if (notify) this.onFailure?.(this.failure);
+    }
+    for (const waiter of this.pending.values()) waiter.reject(this.failure);
+    this.pending.clear();
+    this.idle();
+    return this.failure;
+  }
+}
+
+/** The worker thread cannot run the model (it failed to start, exited or crashed): run it elsewhere. */
+export class UseLiteWorkerThreadError extends Error {
+  override readonly name = 'UseLiteWorkerThreadError';
+}
