@@ -1,8 +1,7 @@
 /**
- * `node -r @swc-node/register bench/cluster-profile.bench.ts`: where the cluster's CPU goes, per process
+ * `node -r @swc-node/register bench/cluster-profile.bench.ts`: where the cluster's time goes, per process
  * and per call. A diagnostic beside `npm run bench:cluster` and bench/cluster-hops.bench.ts (which time
- * calls), not a benchmark of record: on a shared 2-core machine latency varies by ±20-30 % between runs,
- * CPU time per call much less.
+ * calls), not a benchmark of record: on a shared 2-core machine latency varies by ±20-30 % between runs.
  *
  * Starts the test cluster (libs/testing's ClusterServer: every service its own process over NATS,
  * PostgreSQL, Redis, S3; RATE_LIMITS=off, BILLING_MODE=ledger) with every Node process under V8's sampling
@@ -12,8 +11,12 @@
  * 2. recalls PROFILE_RECALLS (default 300) times, one at a time (limit 10).
  * Each phase's window is taken on the monotonic clock, which the profiles' timestamps also use. After the
  * cluster stops (the profiles are written at exit), prints per phase: throughput and latency, then per
- * process its CPU time per call inside the window (samples that are not idle) and the packages or
- * project folders that took most of it. NATS, PostgreSQL and Redis are not Node processes and not counted.
+ * process its busy time per call inside the window and the packages or
+ * project folders that took most of it (a worker thread, such as the memory process's embedder thread, in
+ * a row of its own). Busy time is the wall time of the samples that are not idle: CPU time while the
+ * machine has a free core, and more under load, when a running thread also waits for a core (with 8
+ * remembers in flight on 2 cores, it is well above CPU time). NATS, PostgreSQL and Redis are not Node
+ * processes and not counted.
  * PROFILE_DIR keeps the .cpuprofile files (default: a temporary directory, removed) for Chrome DevTools.
  */
 import 'reflect-metadata';
@@ -60,7 +63,7 @@ function owner(frame: { functionName: string; url: string }): string {
   return project ? `${project[1]}/${project[2]}` : url;
 }
 
-/** CPU µs inside [fromUs, toUs] of one profile: the total without idle samples, and by {@link owner}. */
+/** Busy µs inside [fromUs, toUs] of one profile: the total of the samples that are not idle, and by {@link owner}. */
 function cpuIn(profile: CpuProfile, fromUs: number, toUs: number): { total: number; byOwner: Map<string, number> } {
   const frames = new Map(profile.nodes.map((n) => [n.id, n.callFrame]));
   const byOwner = new Map<string, number>();
@@ -129,14 +132,22 @@ async function main(): Promise<void> {
   }
   printTable(['phase', 'calls/s', 'p50 ms', 'p99 ms'], rows, 1);
 
-  // The profiles are written as each process exits: CPU.<date>.<time>.<pid>.<thread>.<seq>.cpuprofile.
+  // The profiles are written as each process (and each worker thread: the memory process's embedder)
+  // exits: CPU.<date>.<time>.<pid>.<thread id>.<seq>.cpuprofile.
   const profiles = readdirSync(dir)
     .filter((f) => f.endsWith('.cpuprofile'))
-    .map((f) => ({ name: names.get(Number(f.split('.')[3])), profile: JSON.parse(readFileSync(join(dir, f), 'utf8')) as CpuProfile }))
-    .filter((p): p is { name: string; profile: CpuProfile } => p.name !== undefined)
+    .map((f) => {
+      const [, , , pid, thread] = f.split('.');
+      const name = names.get(Number(pid));
+      return { name: name && thread !== '0' ? `${name} (thread ${thread})` : name, pid: Number(pid), profile: JSON.parse(readFileSync(join(dir, f), 'utf8')) as CpuProfile };
+    })
+    .filter((p): p is { name: string; pid: number; profile: CpuProfile } => p.name !== undefined)
     .sort((a, b) => a.name.localeCompare(b.name));
+  // A process killed after its stop timeout writes no profile: say so rather than leave its row out.
+  const missing = [...names].filter(([pid]) => !profiles.some((p) => p.pid === pid)).map(([, name]) => name);
+  if (missing.length > 0) process.stdout.write(`no profile written by: ${missing.join(', ')} (not counted below)\n`);
   for (const phase of phases) {
-    process.stdout.write(`\n## ${phase.name}: CPU ms per call, by process (top ${TOP} owners of its samples)\n`);
+    process.stdout.write(`\n## ${phase.name}: busy ms per call, by process (top ${TOP} owners of its samples)\n`);
     let sum = 0;
     const table = profiles.map(({ name, profile }) => {
       const { total, byOwner } = cpuIn(profile, phase.fromUs, phase.toUs);
@@ -145,7 +156,7 @@ async function main(): Promise<void> {
       return [name, total / 1000 / phase.calls, top.join(', ')];
     });
     table.push(['all Node processes', sum / 1000 / phase.calls, '']);
-    printTable(['process', 'CPU ms/call', 'top owners (ms/call)'], table, 2);
+    printTable(['process', 'busy ms/call', 'top owners (ms/call)'], table, 2);
   }
   if (!keep) rmSync(dir, { recursive: true, force: true });
 }

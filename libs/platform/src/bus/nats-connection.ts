@@ -19,9 +19,10 @@ export interface NatsAuthOptions {
 /**
  * Connection options (nats.js) for `auth`: credentials and the user's private inbox prefix, and
  * `noAsyncTraces`. By default nats.js captures a JavaScript stack (`new Error()`) for every request and
- * every subscription with a timeout, only to attach the caller's frames to a timeout error. Our callers map
- * a failed request to the spec's INTERNAL_ERROR by its code alone (nats-bus.client.ts), so that capture
- * (two per request) is pure cost on every bus hop (docs/architecture.md, "What a bus hop costs").
+ * every subscription with a timeout, only to attach the caller's frames to a timeout error. A failed
+ * request is mapped to the spec's INTERNAL_ERROR by its code alone (nats-bus.client.ts), so that capture
+ * (two per request) is pure cost on every bus hop (docs/architecture.md, "What a bus hop costs"). What is
+ * lost: a timed-out request or JetStream publish no longer carries its caller's frames in a log's stack.
  */
 export function natsConnectionOptions(auth: NatsAuthOptions = {}): { user?: string; pass?: string; inboxPrefix?: string; noAsyncTraces: true } {
   return auth.user ? { user: auth.user, pass: auth.pass, inboxPrefix: natsInboxPrefix(auth.user), noAsyncTraces: true } : { noAsyncTraces: true };

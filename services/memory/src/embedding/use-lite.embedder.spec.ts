@@ -230,7 +230,7 @@ describe('UseLiteEmbedder batching and errors (fake runner)', () => {
     expect(loads).toBe(2);
   });
 
-  it('queries and documents: never one batch; apart, a query does not wait behind a running document batch', async () => {
+  it('queries and documents: apart, a query does not wait behind a running document batch; in one queue, they share batches', async () => {
     /** A runner whose document runs wait for `release`; records each run's texts and purpose. */
     const gatedRunner = (concurrentPurposes: boolean) => {
       const runs: string[] = [];
@@ -263,16 +263,18 @@ describe('UseLiteEmbedder batching and errors (fake runner)', () => {
     expect(apart.runs).toEqual(['query:load', 'document:stored content+more content', 'query:a question']);
 
     // In one queue (a runner that runs documents on the event loop's thread): the query waits for the document,
-    // and calls of both purposes queued in one turn still make two batches.
+    // and calls of both purposes queued in one turn make one batch, run as a query batch.
     const together = gatedRunner(false);
     const serial = new UseLiteEmbedder({ loadRunner: async () => together.runner });
     await serial.embed(['load']);
     const doc = serial.embed(['stored content'], { purpose: 'document' });
+    await new Promise((resolve) => setImmediate(resolve));
     const query = serial.embed(['a question']);
     expect(await settledIn(query)).toBe(false);
     together.release();
     await Promise.all([doc, query]);
-    expect(together.runs).toEqual(['query:load', 'document:stored content', 'query:a question']);
+    await Promise.all([serial.embed(['more content'], { purpose: 'document' }), serial.embed(['another question'])]);
+    expect(together.runs).toEqual(['query:load', 'document:stored content', 'query:a question', 'query:more content+another question']);
   });
 
   it('rejects vectors of the wrong dimension', async () => {

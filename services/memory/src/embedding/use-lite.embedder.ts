@@ -219,7 +219,8 @@ class Lane {
  *   without the model. Scopes never share entries, nor a model row within a coalesced batch: a tenant's
  *   embedding is as slow whether or not another tenant embedded the same text (docs/api.md, "Isolation").
  *   Calls without a scope are not cached.
- * - Each instance loads its own copy of the model (~120 MB RSS with the wasm heap, less on onnxruntime): make one per process.
+ * - Each instance loads its own copy of the model (~120 MB RSS with the wasm heap; on onnxruntime two
+ *   sessions, one per thread, of the 13 MB int8 file): make one per process.
  */
 export class UseLiteEmbedder implements Embedder {
   readonly id = `use-lite@${USE_LITE_DIMENSION}`;
@@ -331,20 +332,23 @@ export class UseLiteEmbedder implements Embedder {
 
   /**
    * Runs the lane's batches one after another (each engine runs one model call at a time per thread) until
-   * its queue is empty. A batch holds jobs of one purpose: the first queued job's, and those after it.
+   * its queue is empty. While documents have their own lane, a batch holds jobs of one purpose (the first
+   * queued job's, and those after it); in one shared lane it takes jobs of both, and is a `document` batch
+   * only if all its jobs are documents.
    */
   private async drain(lane: Lane): Promise<void> {
     while (lane.queue.length > 0) {
       const batch: Job[] = [];
-      const purpose = lane.queue[0].purpose;
+      const first = lane.queue[0].purpose;
+      const fits = (job: Job, size: number) => (batch.length === 0 || size + job.texts.length <= this.maxBatchSize) && (!this.documentsApart || job.purpose === first);
       let size = 0;
-      while (lane.queue.length > 0 && lane.queue[0].purpose === purpose && (batch.length === 0 || size + lane.queue[0].texts.length <= this.maxBatchSize)) {
+      while (lane.queue.length > 0 && fits(lane.queue[0], size)) {
         const job = lane.queue.shift()!;
         batch.push(job);
         size += job.texts.length;
       }
       lane.queuedTexts -= size;
-      await this.runBatch(batch, purpose);
+      await this.runBatch(batch, batch.every((job) => job.purpose === 'document') ? 'document' : 'query');
     }
   }
 

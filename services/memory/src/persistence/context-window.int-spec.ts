@@ -60,7 +60,9 @@ describe.each(KINDS)('contextWindow on $name', (kind) => {
     const other = newId('record');
     const m0 = await insert(recordId, 'm0', at(0));
     // Two memories written in the same millisecond: the one with the smaller id comes first in write order.
-    const [a, b] = [newId('memory'), newId('memory')].sort();
+    // Ids of one case and length, so that every collation orders them as JavaScript does.
+    const tie = newId('memory').toLowerCase();
+    const [a, b] = [`${tie}a`, `${tie}b`];
     await insert(recordId, 'a', at(1), a);
     await insert(recordId, 'b', at(1), b);
     await insert(other, 'elsewhere', at(2));

@@ -320,8 +320,8 @@ export class PrismaMemoryRepository implements MemoryRepository {
       .filter((r) => !r.self)
       .map(({ self: _self, contextLenders: _lenders, contextStale: _stale, contextEpoch: _epoch, ...row }) => row)
       // Newest first. The scan returns them so, and PostgreSQL's Append keeps it; a UNION ALL does not promise
-      // it, so the order is enforced here by time, with a stable sort that leaves rows of the same millisecond
-      // (the database keeps microseconds; a Date does not) in the scan's order, ties by id.
+      // it, so the order is enforced here by time (created_at is timestamptz(3): a Date holds it exactly), with
+      // a stable sort that leaves rows of the same millisecond in the scan's order: by id, in the database's collation.
       .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
     return { self: { id: selfId, recordId, type, contentHash, blobKey, createdAt, contextLenders, contextStale, contextEpoch }, before };
   }

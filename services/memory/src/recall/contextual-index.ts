@@ -114,7 +114,7 @@ export function contextOf<T extends Pick<ContextSource, 'recordId' | 'createdAt'
 /**
  * The part of {@link contextOf}'s rule that needs no content: predecessor `p` of `self` (the memory being
  * indexed), just before `after` (`self` or the predecessor taken last), is in `self`'s record and at most
- * `gapSeconds` older than `after`. Lets a caller skip reading and embedding a predecessor that cannot lend.
+ * `gapSeconds` older than `after`. Lets a caller skip reading and embedding a predecessor that cannot lend. Pure.
  */
 export function withinContextGap(self: Pick<ContextSource, 'recordId'>, after: Pick<ContextSource, 'createdAt'>, p: Pick<ContextSource, 'recordId' | 'createdAt'>, options: ContextOptions): boolean {
   return p.recordId === self.recordId && after.createdAt.getTime() - p.createdAt.getTime() <= options.gapSeconds * 1_000;

@@ -62,16 +62,20 @@ export async function loadOnnxUseLiteRunner(options: OnnxUseLiteRunnerOptions): 
   const [{ session, outputName }, tokenizer] = await Promise.all([openUseLiteSession(ort, model, options.intraOpThreads), loadTokenizer()]);
   const textPerRun = options.textPerRun ?? false;
   let thread: UseLiteWorkerThread | undefined;
-  /** The rows of `texts` on this thread, or for documents in the worker thread while it works. */
+  /**
+   * The rows of `texts`: documents in the worker thread once it is ready (until then, and for good once it
+   * failed, here), queries here.
+   */
   const rows = async (texts: readonly string[], purpose: EmbedPurpose | undefined): Promise<Float32Array[]> => {
     // The empty string has no tokens and would silently drop its output row; a space encodes to "▁▁".
     const encodings = texts.map((text) => tokenizer.encode(text.length === 0 ? ' ' : text));
-    if (purpose === 'document' && thread && !thread.failed) {
+    if (purpose === 'document' && thread?.isReady) {
       try {
         return await thread.rows(encodings);
       } catch (error) {
-        // The thread failed (and told onWorkerFailure): this run, and every later one, runs here.
-        if (!(error instanceof UseLiteWorkerThreadError)) throw error;
+        // The thread failed (and told onWorkerFailure): this run, and every later one, runs here. One stopped
+        // by dispose() is not replaced: the session here is being released too.
+        if (!(error instanceof UseLiteWorkerThreadError) || error.stopped) throw error;
       }
     }
     return useLiteRows(ort, session, outputName, encodings, textPerRun);
@@ -80,7 +84,11 @@ export async function loadOnnxUseLiteRunner(options: OnnxUseLiteRunnerOptions): 
     get workerThread() {
       return thread;
     },
-    concurrentPurposes: options.workerThread === true,
+    // Only while documents really run elsewhere: before the thread is ready, and after it failed, they run
+    // on this thread and share the embedder's one queue with queries.
+    get concurrentPurposes() {
+      return thread?.isReady === true;
+    },
     run: rows,
     dispose() {
       void thread?.terminate();

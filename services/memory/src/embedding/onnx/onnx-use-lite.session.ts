@@ -15,22 +15,23 @@ export const DEFAULT_INTRA_OP_THREADS = 1;
 /** Output width of the model: one 512-float row per text. */
 export const USE_LITE_WIDTH = 512;
 
-/** The parts of onnxruntime-node's API the runner uses (typed here so the import stays lazy). */
+/** The parts of onnxruntime-node's API the runner uses (typed here so the import stays lazy): a tensor. */
 export interface OrtTensor {
   readonly dims: readonly number[];
   readonly data: unknown;
 }
+/** An inference session: its input and output names, a run with pre-allocated outputs, and its release. */
 export interface OrtSession {
   readonly inputNames: readonly string[];
   readonly outputNames: readonly string[];
   run(feeds: Record<string, OrtTensor>, fetches: Record<string, OrtTensor>): Promise<Record<string, OrtTensor>>;
   release(): Promise<void>;
 }
+/** The module: sessions from a model file or its bytes, and tensors over typed arrays. */
 export interface OrtModule {
   InferenceSession: { create(model: string | Uint8Array, options: Record<string, unknown>): Promise<OrtSession> };
   Tensor: new (type: 'int64' | 'float32', data: BigInt64Array | Float32Array, dims: number[]) => OrtTensor;
 }
-
 
 /**
  * Opens the converted model (`model`: its file path or bytes) on onnxruntime's CPU engine with
@@ -83,7 +84,8 @@ export async function runUseLiteOnnx(ort: OrtModule, session: OrtSession, output
  * The raw 512-float rows of `encodings` (token ids per text, each non-empty), in order: one
  * {@link runUseLiteOnnx} over all of them, or with `textPerRun` one per text (the int8 model quantises a
  * run's input with one scale, so one text per run keeps every vector independent of its batch; see
- * `OnnxUseLiteRunnerOptions.textPerRun`). The rows are views into the runs' output buffers.
+ * `OnnxUseLiteRunnerOptions.textPerRun`). The rows are views into the runs' output buffers. Throws what
+ * onnxruntime throws.
  */
 export async function useLiteRows(ort: OrtModule, session: OrtSession, outputName: string, encodings: readonly (readonly number[])[], textPerRun: boolean): Promise<Float32Array[]> {
   const runs = textPerRun && encodings.length > 1 ? encodings.map((ids) => [ids]) : [encodings];

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import { loadOnnxUseLiteRunner, type OnnxUseLiteRunner } from './onnx-use-lite.runner';
-import { UseLiteWorkerThreadError } from './onnx-use-lite.worker-thread';
+import { UseLiteWorkerThread, UseLiteWorkerThreadError } from './onnx-use-lite.worker-thread';
 import { ensureUseLiteOnnxModel } from './use-lite-onnx-cache';
 
 /**
@@ -32,6 +32,8 @@ describe('onnx USE-lite runner with a worker thread for documents', () => {
   });
 
   it('embeds documents in the thread, bit for bit as queries on the calling thread', async () => {
+    // Documents go to the thread once it has opened its session; the embedder then keeps them apart.
+    expect(await runner.workerThread!.started).toBe(true);
     expect(runner.concurrentPurposes).toBe(true);
     const documents = await runner.run(TEXTS, 'document');
     const queries = await runner.run(TEXTS, 'query');
@@ -48,13 +50,27 @@ describe('onnx USE-lite runner with a worker thread for documents', () => {
     await worker.terminate();
     await exited;
     expect(runner.workerThread?.failed).toBeInstanceOf(UseLiteWorkerThreadError);
+    // Documents now share the calling thread (and the embedder's one queue) with queries.
+    expect(runner.concurrentPurposes).toBe(false);
     const first = await runner.run(TEXTS, 'document');
     const second = await runner.run(TEXTS.slice(0, 2), 'document');
     expect(first.map((row) => Array.from(row))).toEqual(before.map((row) => Array.from(row)));
     expect(second).toHaveLength(2);
     expect(failures).toHaveLength(1);
     expect(failures[0]).toBeInstanceOf(UseLiteWorkerThreadError);
-    expect(failures[0].message).toMatch(/embedding worker thread cannot serve requests: it exited with code 1/);
+    expect(failures[0].message).toMatch(/embedding worker thread cannot serve requests: it exited with code \d+/);
+  }, 60_000);
+
+  it('a request left unanswered fails the thread, which is terminated and reported', async () => {
+    const reported: Error[] = [];
+    // 1 ms: no model run of a long text answers that fast.
+    const thread = new UseLiteWorkerThread({ model: modelPath, textPerRun: true }, (error) => reported.push(error), { requestTimeoutMs: 1 });
+    expect(await thread.started).toBe(true);
+    const exited = new Promise((resolve) => (thread as unknown as { worker: Worker }).worker.once('exit', resolve));
+    await expect(thread.rows([Array.from({ length: 400 }, (_, i) => 100 + i)])).rejects.toThrow(/got no answer within 1 ms/);
+    await exited;
+    expect(reported.map((e) => e.message)).toEqual([expect.stringMatching(/request 1 got no answer within 1 ms/)]);
+    await expect(thread.rows([[100]])).rejects.toBeInstanceOf(UseLiteWorkerThreadError);
   }, 60_000);
 
   it('an idle thread does not keep the process alive', () => {

@@ -3,7 +3,8 @@
  * ({@link UseLiteWorkerThread}, onnx-use-lite.worker-thread.ts), so that stored content is embedded
  * beside the event loop instead of on it. It opens its own onnxruntime session of the same model file
  * with the same options as the runner on the main thread (onnx-use-lite.session.ts), then answers each
- * request with the raw rows of its texts. Messages: in, {@link UseLiteWorkerRequest}; out, first one
+ * request with the raw rows of its texts. Messages: in, {@link UseLiteWorkerRequest} and at the end
+ * {@link UseLiteWorkerClose}; out, first one
  * {@link UseLiteWorkerReady}, then one {@link UseLiteWorkerReply} per request (any order is not assumed:
  * replies carry the request's id).
  */
@@ -26,6 +27,16 @@ export interface UseLiteWorkerRequest {
   lengths: number[];
 }
 
+/**
+ * Asks the thread to end once no model run is active. The owner never terminates the thread from outside
+ * while a run may be active: onnxruntime-node aborts the whole process (`terminate called after throwing
+ * an instance of 'Napi::Error'`) when a thread is torn down in the middle of a run while another thread
+ * of the process holds a session.
+ */
+export interface UseLiteWorkerClose {
+  close: true;
+}
+
 /** The first message: the session opened, or why it did not. */
 export type UseLiteWorkerReady = { ready: true } | { ready: false; error: string };
 
@@ -45,7 +56,18 @@ async function serve(): Promise<void> {
     port.postMessage({ ready: false, error: (error as Error).message } satisfies UseLiteWorkerReady);
     return;
   }
-  port.on('message', (request: UseLiteWorkerRequest) => {
+  let active = 0;
+  let closing = false;
+  const endIfIdle = () => {
+    if (closing && active === 0) process.exit(0);
+  };
+  port.on('message', (message: UseLiteWorkerRequest | UseLiteWorkerClose) => {
+    if ('close' in message) {
+      closing = true;
+      return endIfIdle();
+    }
+    const request = message;
+    active++;
     void (async () => {
       try {
         const encodings: number[][] = [];
@@ -60,6 +82,9 @@ async function serve(): Promise<void> {
         port.postMessage({ id: request.id, rows: out } satisfies UseLiteWorkerReply, [out.buffer]);
       } catch (error) {
         port.postMessage({ id: request.id, error: (error as Error).message } satisfies UseLiteWorkerReply);
+      } finally {
+        active--;
+        endIfIdle();
       }
     })();
   });
