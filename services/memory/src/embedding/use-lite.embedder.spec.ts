@@ -277,6 +277,47 @@ describe('UseLiteEmbedder batching and errors (fake runner)', () => {
     expect(together.runs).toEqual(['query:load', 'document:stored content', 'query:a question', 'query:more content+another question']);
   });
 
+  it('documents queued in the shared queue move to their own once the runner runs them apart', async () => {
+    const inner = fakeRunner();
+    let apart = false;
+    const gate = () => {
+      let resolve!: () => void;
+      const promise = new Promise<void>((r) => (resolve = r));
+      return { promise, resolve };
+    };
+    const gates = { query: gate(), document: gate() };
+    const runs: string[] = [];
+    const runner: EmbeddingBatchRunner = {
+      get concurrentPurposes() {
+        return apart;
+      },
+      async run(texts, purpose) {
+        runs.push(`${purpose}:${texts.join('+')}`);
+        if (texts[0] === 'slow question') await gates.query.promise;
+        if (purpose === 'document') await gates.document.promise;
+        return inner.run(texts);
+      },
+      dispose() {},
+    };
+    const embedder = new UseLiteEmbedder({ loadRunner: async () => runner });
+    await embedder.embed(['load']);
+    const slow = embedder.embed(['slow question']);
+    await new Promise((resolve) => setImmediate(resolve));
+    // Queued behind the slow query while documents share the queue (the worker thread is not ready yet)...
+    const document = embedder.embed(['stored content'], { purpose: 'document' });
+    const question = embedder.embed(['next question']);
+    // ...then the thread becomes ready: the document moves to its own queue, and the question does not wait for it.
+    apart = true;
+    gates.query.resolve();
+    await slow;
+    await expect(question).resolves.toHaveLength(1);
+    expect(runs).toContain('document:stored content');
+    gates.document.resolve();
+    await expect(document).resolves.toHaveLength(1);
+    expect(runs).toEqual(expect.arrayContaining(['query:load', 'query:slow question', 'document:stored content', 'query:next question']));
+    expect(runs).toHaveLength(4);
+  });
+
   it('rejects vectors of the wrong dimension', async () => {
     const embedder = new UseLiteEmbedder({ loadRunner: async () => fakeRunner(384) });
     await expect(embedder.embed(['a'])).rejects.toThrow(/384 dimensions, expected 512/);

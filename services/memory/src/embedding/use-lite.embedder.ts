@@ -41,15 +41,17 @@ interface GraphModelLike {
 
 /**
  * Runs the model on one batch. `run` returns one raw (not necessarily normalised) vector per text, in
- * input order, and rejects on model failure; `purpose` is what the texts are for (the same for every text
- * of a batch). Seam for tests; the default is {@link loadUseLiteRunner}.
+ * input order, and rejects on model failure; `purpose` is `document` only when every text of the batch is
+ * one, else `query`. The vectors must not depend on the purpose (only where they are computed may).
+ * Seam for tests; the default is {@link loadUseLiteRunner}.
  */
 export interface EmbeddingBatchRunner {
   run(texts: readonly string[], purpose?: EmbedPurpose): Promise<ArrayLike<number>[]>;
   /**
-   * True when a `document` run does not hold the event loop's thread (the onnx runner with a worker
-   * thread): {@link UseLiteEmbedder} then runs document batches beside query batches instead of in one
-   * queue with them, so a recall never waits behind a large remember. Default false.
+   * True when a `document` run does not hold the event loop's thread (the onnx runner while its worker
+   * thread is ready): {@link UseLiteEmbedder} then runs document batches beside query batches instead of
+   * in one queue with them, so a recall never waits behind a large remember. Default false. It may change
+   * over time; the embedder reads it at every batch.
    */
   readonly concurrentPurposes?: boolean;
   dispose(): void;
@@ -208,9 +210,9 @@ class Lane {
  *   queued one, default 0: the same event-loop turn) are coalesced into one model call of up to
  *   `maxBatchSize` texts, so concurrent callers share model calls while a lone call waits for nobody
  *   (a 5 ms window cost every single recall about 5 ms). Each caller gets its own vectors, in order.
- *   A batch holds texts of one purpose (`EmbedOptions.purpose`). When the runner runs documents off the
- *   event loop's thread (`concurrentPurposes`: onnx with its worker thread), queries and documents are two
- *   queues drained side by side, so a recall's query never waits behind a remember's content.
+ *   When the runner runs documents off the event loop's thread (`concurrentPurposes`: onnx with its worker
+ *   thread), queries and documents (`EmbedOptions.purpose`) are two queues drained side by side, so a
+ *   recall's query does not wait behind a remember's content; otherwise one queue, whose batches mix both.
  * - Errors: if a coalesced batch fails, each caller's texts are retried alone so that only the callers
  *   whose input fails are rejected; a failed model load rejects every caller queued at that moment.
  * - Vectors are L2-normalised `Float32Array`s; every call gets fresh arrays (safe to mutate).
@@ -233,8 +235,13 @@ export class UseLiteEmbedder implements Embedder {
   private readonly runner: RetryingLoad<EmbeddingBatchRunner>;
   /** Queries, and every job while documents share their lane; documents once the runner runs them elsewhere. */
   private readonly lanes: Record<EmbedPurpose, Lane> = { query: new Lane(), document: new Lane() };
-  /** Whether document jobs have their own lane: the loaded runner's `concurrentPurposes`. */
-  private documentsApart = false;
+  /** The runner once loaded (its `concurrentPurposes` may change over time). */
+  private loaded?: EmbeddingBatchRunner;
+
+  /** Whether document jobs have their own lane now: the loaded runner's `concurrentPurposes`. */
+  private get documentsApart(): boolean {
+    return this.loaded?.concurrentPurposes === true;
+  }
   private closed = false;
 
   constructor(options: UseLiteEmbedderOptions = {}) {
@@ -292,6 +299,7 @@ export class UseLiteEmbedder implements Embedder {
     }
     await Promise.all(Object.values(this.lanes).map((lane) => lane.draining ?? Promise.resolve()));
     const runner = await this.runner.reset();
+    this.loaded = undefined;
     runner?.dispose();
     this.cache.clear();
   }
@@ -338,6 +346,9 @@ export class UseLiteEmbedder implements Embedder {
    */
   private async drain(lane: Lane): Promise<void> {
     while (lane.queue.length > 0) {
+      // Documents queued here before they had a lane of their own (the worker thread was not ready yet) move to it.
+      if (this.documentsApart && lane === this.lanes.query) this.moveDocumentsApart();
+      if (lane.queue.length === 0) break;
       const batch: Job[] = [];
       const first = lane.queue[0].purpose;
       const fits = (job: Job, size: number) => (batch.length === 0 || size + job.texts.length <= this.maxBatchSize) && (!this.documentsApart || job.purpose === first);
@@ -352,11 +363,25 @@ export class UseLiteEmbedder implements Embedder {
     }
   }
 
+  /** Moves the document jobs of the query lane, in order, to the document lane, and drains that. */
+  private moveDocumentsApart(): void {
+    const query = this.lanes.query;
+    const documents = query.queue.filter((job) => job.purpose === 'document');
+    if (documents.length === 0) return;
+    query.queue = query.queue.filter((job) => job.purpose !== 'document');
+    const moved = documents.reduce((n, job) => n + job.texts.length, 0);
+    query.queuedTexts -= moved;
+    const target = this.lanes.document;
+    target.queue.push(...documents);
+    target.queuedTexts += moved;
+    if (!target.draining) this.startDrain(target);
+  }
+
   private async runBatch(batch: Job[], purpose: EmbedPurpose): Promise<void> {
     let runner: EmbeddingBatchRunner;
     try {
       runner = await this.runner.get();
-      this.documentsApart = runner.concurrentPurposes === true;
+      this.loaded = runner;
     } catch (error) {
       // Everyone queued was waiting for this load: fail them together rather than reloading per batch.
       const waiting = [...batch, ...this.lanes.query.queue, ...this.lanes.document.queue];

@@ -62,11 +62,13 @@ export async function loadOnnxUseLiteRunner(options: OnnxUseLiteRunnerOptions): 
   const [{ session, outputName }, tokenizer] = await Promise.all([openUseLiteSession(ort, model, options.intraOpThreads), loadTokenizer()]);
   const textPerRun = options.textPerRun ?? false;
   let thread: UseLiteWorkerThread | undefined;
+  let disposed = false;
   /**
    * The rows of `texts`: documents in the worker thread once it is ready (until then, and for good once it
    * failed, here), queries here.
    */
   const rows = async (texts: readonly string[], purpose: EmbedPurpose | undefined): Promise<Float32Array[]> => {
+    if (disposed) throw new Error('The embedding runner is disposed');
     // The empty string has no tokens and would silently drop its output row; a space encodes to "▁▁".
     const encodings = texts.map((text) => tokenizer.encode(text.length === 0 ? ' ' : text));
     if (purpose === 'document' && thread?.isReady) {
@@ -91,6 +93,7 @@ export async function loadOnnxUseLiteRunner(options: OnnxUseLiteRunnerOptions): 
     },
     run: rows,
     dispose() {
+      disposed = true;
       void thread?.terminate();
       void session.release();
     },
@@ -105,7 +108,7 @@ export async function loadOnnxUseLiteRunner(options: OnnxUseLiteRunnerOptions): 
     await session.release();
     throw new Error(`the converted model does not run: ${(error as Error).message}`);
   }
-  // Started now, in the background: the first document waits for it (or, if it fails, runs here).
+  // Started now, in the background: until it is ready (and for good if it fails), documents run here.
   if (options.workerThread) thread = new UseLiteWorkerThread({ model, intraOpThreads: options.intraOpThreads ?? DEFAULT_INTRA_OP_THREADS, textPerRun }, options.onWorkerFailure);
   return runner;
 }

@@ -61,7 +61,7 @@ describe('onnx USE-lite runner with a worker thread for documents', () => {
     expect(failures[0].message).toMatch(/embedding worker thread cannot serve requests: it exited with code \d+/);
   }, 60_000);
 
-  it('a request left unanswered fails the thread, which is terminated and reported', async () => {
+  it('a request left unanswered fails the thread, which is reported once and ends', async () => {
     const reported: Error[] = [];
     // 1 ms: no model run of a long text answers that fast.
     const thread = new UseLiteWorkerThread({ model: modelPath, textPerRun: true }, (error) => reported.push(error), { requestTimeoutMs: 1 });
@@ -71,6 +71,17 @@ describe('onnx USE-lite runner with a worker thread for documents', () => {
     await exited;
     expect(reported.map((e) => e.message)).toEqual([expect.stringMatching(/request 1 got no answer within 1 ms/)]);
     await expect(thread.rows([[100]])).rejects.toBeInstanceOf(UseLiteWorkerThreadError);
+  }, 60_000);
+
+  it('a thread stopped while it starts never counts as started; a disposed runner refuses to run', async () => {
+    const thread = new UseLiteWorkerThread({ model: modelPath, textPerRun: true });
+    await thread.terminate();
+    expect(await thread.started).toBe(false);
+    expect(thread.isReady).toBe(false);
+    await expect(thread.rows([[100]])).rejects.toMatchObject({ stopped: true });
+    const disposed = await loadOnnxUseLiteRunner({ modelPath, textPerRun: true, workerThread: true });
+    disposed.dispose();
+    await expect(disposed.run(['after'], 'document')).rejects.toThrow('The embedding runner is disposed');
   }, 60_000);
 
   it('an idle thread does not keep the process alive', () => {

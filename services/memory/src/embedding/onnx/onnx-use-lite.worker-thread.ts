@@ -10,18 +10,24 @@ const START_TIMEOUT_MS = 60_000;
  * most one embed call's texts: 64 texts of at most 2,000 characters, well under a second of model time.
  */
 const REQUEST_TIMEOUT_MS = 30_000;
+/**
+ * After a failure with requests in flight, how long the thread keeps the process open so that a run still
+ * going can end and the thread exit by itself (the process ending would tear it down mid-run), ms.
+ */
+const WIND_DOWN_MS = 30_000;
 
 /**
  * The converted USE-lite model in a worker thread (entry: onnx-use-lite.worker.ts): {@link rows} sends
  * token ids there and resolves with the raw 512-float rows, while the event loop's thread does other
- * work. The thread starts at construction; it holds the process open only while a request is in flight
- * (`unref` when idle), and serves requests once it has opened its session ({@link isReady}). Once it failed
+ * work. The thread starts at construction; it holds the process open while it starts and while a request
+ * is in flight (`unref` when idle), and serves requests once it has opened its session ({@link isReady}). Once it failed
  * to start (or took longer than 60 s), exited, crashed or left a request unanswered for 30 s, it is
  * {@link failed} for good and asked to end: `onFailure` is told once, and every request in flight and every
  * later one rejects with {@link UseLiteWorkerThreadError}, so that the caller runs the model on its own
  * thread instead. The thread is never torn down from outside while a model run may be active (that aborts
- * the process; see `UseLiteWorkerClose`): it is asked to end, and does so once its runs are over; one
- * stuck in a run for good stays, unused and unref'd, until the process ends. An error the model raised for one request rejects only that
+ * the process; see `UseLiteWorkerClose`): it is asked to end, and does so once its runs are over. If
+ * requests were in flight, it keeps the process open for up to 30 s more, so that a run still going can
+ * end first; one stuck in a run for good then stays, unused and unref'd, until the process ends. An error the model raised for one request rejects only that
  * request, with a plain Error (it would fail the same way on any thread).
  *
  * The entry is TypeScript when this file is (the service runs under `@swc-node/register`, which a worker
@@ -35,6 +41,8 @@ export class UseLiteWorkerThread {
   private failure?: UseLiteWorkerThreadError;
   private opened = false;
   private exited = false;
+  /** Rejects {@link ready} (no effect once it settled): a thread stopped while it starts never counts as started. */
+  private rejectReady?: (error: Error) => void;
   /** Texts embedded in the thread since it started (for tests and diagnostics). */
   texts = 0;
   /** Resolves true once the thread has opened its session, false if it failed first. */
@@ -58,7 +66,9 @@ export class UseLiteWorkerThread {
     const load = entry.endsWith('.ts') ? `require(${JSON.stringify(require.resolve('@swc-node/register'))}); require(${JSON.stringify(entry)});` : `require(${JSON.stringify(entry)});`;
     this.worker = new Worker(load, { eval: true, workerData: data });
     this.worker.once('exit', () => (this.exited = true));
+    this.worker.on('messageerror', (error) => this.fail(`a reply could not be read: ${error.message}`));
     this.ready = new Promise<void>((resolve, reject) => {
+      this.rejectReady = reject;
       const timer = setTimeout(() => reject(this.fail(`it did not open the model within ${START_TIMEOUT_MS} ms`)), START_TIMEOUT_MS);
       timer.unref();
       this.worker.once('message', (message: UseLiteWorkerReady) => {
@@ -129,7 +139,8 @@ export class UseLiteWorkerThread {
 
   /**
    * Stops the thread: requests in flight reject with a {@link UseLiteWorkerThreadError} whose `stopped` is
-   * true, and the thread ends once its model runs are over. Resolves when it has ended (at once if it had).
+   * true, and the thread ends once its model runs are over. Resolves when it has ended (at once if it had);
+   * never, if a run it is in never returns (the service does not wait for it: the runner's `dispose`).
    */
   async terminate(): Promise<void> {
     const ended = new Promise<void>((resolve) => {
@@ -165,11 +176,20 @@ export class UseLiteWorkerThread {
     if (!this.failure) {
       this.failure = new UseLiteWorkerThreadError(`The embedding worker thread cannot serve requests: ${why}`, !notify);
       if (notify) this.onFailure?.(this.failure);
+      this.rejectReady?.(this.failure);
       if (!this.exited) this.worker.postMessage({ close: true } satisfies UseLiteWorkerClose);
     }
+    const running = this.pending.size > 0 && !this.exited;
     for (const waiter of this.pending.values()) waiter.reject(this.failure);
     this.pending.clear();
-    this.idle();
+    if (running) {
+      // A run may still be going: stay ref'd until the thread exits by itself, for at most WIND_DOWN_MS.
+      const windDown = setTimeout(() => this.idle(), WIND_DOWN_MS);
+      windDown.unref();
+      this.worker.once('exit', () => clearTimeout(windDown));
+    } else {
+      this.idle();
+    }
     return this.failure;
   }
 }
