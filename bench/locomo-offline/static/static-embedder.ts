@@ -2,12 +2,13 @@ import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import {
   boundForUseLite,
-  DEFAULT_INTRA_OP_THREADS,
   type EmbedOptions,
   type Embedder,
   ensureUseLiteOnnxModel,
   normaliseL2,
+  openUseLiteSession,
   type OrtModule,
+  runUseLiteOnnx,
   type UseLiteTokenizerParts,
   useLiteModelPackage,
   WindowedUseLiteTokenizer,
@@ -176,34 +177,11 @@ export interface TokenIdRunner {
  */
 export async function loadOnnxUseLiteIdRunner(options: { modelPath: string; modelBytes?: Uint8Array; intraOpThreads?: number }): Promise<TokenIdRunner> {
   const ort = (await import('onnxruntime-node')) as unknown as OrtModule;
-  const session = await ort.InferenceSession.create(options.modelBytes ?? options.modelPath, {
-    intraOpNumThreads: options.intraOpThreads ?? DEFAULT_INTRA_OP_THREADS,
-    interOpNumThreads: 1,
-    executionMode: 'sequential',
-    graphOptimizationLevel: 'all',
-  });
-  if (!session.inputNames.includes('indices') || !session.inputNames.includes('values') || session.outputNames.length !== 1) {
-    await session.release();
-    throw new Error(`converted model has inputs [${session.inputNames.join(', ')}], expected [indices, values]`);
-  }
-  const outputName = session.outputNames[0];
+  const { session, outputName } = await openUseLiteSession(ort, options.modelBytes ?? options.modelPath, options.intraOpThreads);
   return {
     async run(sequences) {
       if (sequences.some((ids) => ids.length === 0)) throw new Error('an empty id sequence has no output row');
-      const total = sequences.reduce((n, ids) => n + ids.length, 0);
-      const indexData = new BigInt64Array(total * 2);
-      const valueData = new BigInt64Array(total);
-      let k = 0;
-      sequences.forEach((ids, row) =>
-        ids.forEach((id, position) => {
-          indexData[2 * k] = BigInt(row);
-          indexData[2 * k + 1] = BigInt(position);
-          valueData[k++] = BigInt(id);
-        }),
-      );
-      const data = new Float32Array(sequences.length * STATIC_DIMENSION);
-      const fetches = { [outputName]: new ort.Tensor('float32', data, [sequences.length, STATIC_DIMENSION]) };
-      await session.run({ indices: new ort.Tensor('int64', indexData, [total, 2]), values: new ort.Tensor('int64', valueData, [total]) }, fetches);
+      const data = await runUseLiteOnnx(ort, session, outputName, sequences);
       return sequences.map((_, i) => data.slice(i * STATIC_DIMENSION, (i + 1) * STATIC_DIMENSION));
     },
     dispose() {

@@ -10,6 +10,7 @@ export { PrototypeMemoryTypeClassifier } from './classification/prototype.memory
 export { EMBEDDER, type EmbedOptions, type Embedder } from './embedding/embedder.port';
 export { boundForUseLite, loadUseLiteRunner, UseLiteEmbedder } from './embedding/use-lite.embedder';
 export { DEFAULT_INTRA_OP_THREADS, loadOnnxUseLiteRunner, type OrtModule } from './embedding/onnx/onnx-use-lite.runner';
+export { openUseLiteSession, runUseLiteOnnx } from './embedding/onnx/onnx-use-lite.session';
 export { ensureUseLiteOnnxModel, useLiteModelPackage } from './embedding/onnx/use-lite-onnx-cache';
 export { cpuHasVnni, int8WeightCodesToCompare } from './embedding/onnx/cpu-int8-codes';
 export type { Int8WeightCodes } from './embedding/onnx/quantise-int8';

@@ -27,8 +27,7 @@ interface Waiting {
  * keyed by charge id, so a repeat writes nothing). When it still fails (or the billing service does not
  * know the batch subject: a rolling upgrade), each entry is sent alone as `billing.v1.record-usage`, under
  * its own principal, so that one entry the billing service refuses costs only that entry; an entry that
- * cannot be written is
- * logged for reconciliation ("Usage could not be recorded"). Memory: at most
+ * cannot be written is logged for reconciliation ("Usage could not be recorded"). Memory: at most
  * {@link RECORD_USAGE_BATCH_MAX_ENTRIES} entries wait; batches in flight follow the calls in progress.
  */
 export class UsageBatch {

@@ -1,10 +1,6 @@
 import 'reflect-metadata';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { type Database, PgDatabase, PgliteDatabase } from '@agent-memory/platform';
 import { newId } from '@agent-memory/shared';
-import { createTestDatabase } from '@agent-memory/testing';
+import { openEmbeddedTestPrisma, openTestPrisma } from '@agent-memory/testing';
 import { openMemoryPrisma } from './prisma';
 import { PrismaMemoryRepository } from './prisma-memory.repository';
 
@@ -14,23 +10,9 @@ import { PrismaMemoryRepository } from './prisma-memory.repository';
  * memory's contextual state, then up to `depth` predecessors of its own record in write order (newest
  * first, ties by id), nothing of other records, and null for a memory that does not exist.
  */
-const KINDS: { name: string; open(): Promise<{ db: Database; close(): Promise<void> }> }[] = [
-  {
-    name: 'PostgreSQL',
-    async open() {
-      const testDb = await createTestDatabase();
-      const db = new PgDatabase({ connectionString: testDb.url });
-      return { db, close: async () => (await db.close(), await testDb.drop()) };
-    },
-  },
-  {
-    name: 'PGlite',
-    async open() {
-      const dir = mkdtempSync(join(tmpdir(), 'am-context-window-'));
-      const db = await PgliteDatabase.open(join(dir, 'data'));
-      return { db, close: async () => (await db.close(), rmSync(dir, { recursive: true, force: true })) };
-    },
-  },
+const KINDS = [
+  { name: 'PostgreSQL', open: () => openTestPrisma(openMemoryPrisma, 2) },
+  { name: 'PGlite', open: () => openEmbeddedTestPrisma(openMemoryPrisma) },
 ];
 
 describe.each(KINDS)('contextWindow on $name', (kind) => {
@@ -39,10 +21,8 @@ describe.each(KINDS)('contextWindow on $name', (kind) => {
   let repository: PrismaMemoryRepository;
 
   beforeAll(async () => {
-    const opened = await kind.open();
-    prisma = await openMemoryPrisma(opened.db);
+    ({ prisma, close } = await kind.open());
     repository = new PrismaMemoryRepository(prisma, { maxMemories: 1_000, maxBytes: 1_000_000 });
-    close = async () => (await prisma.$disconnect(), await opened.close());
   }, 60_000);
   afterAll(() => close?.());
 
