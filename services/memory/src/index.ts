@@ -52,3 +52,8 @@ export { type Bm25Parameters, DEFAULT_BM25 } from './vector-index/bm25';
 export { EmbeddedVectorIndex } from './vector-index/embedded.vector-index';
 export type { EmbeddedVectorIndexOptions } from './vector-index/embedded.vector-index.options';
 export type { SparseVector, VectorPoint } from './vector-index/vector-index.port';
+// The dense search's parts, for bench/dense-scan.bench.ts (exact against fast-scan search at each size).
+export { loadNativeDenseScorer, type NativeDenseScorer } from './vector-index/native-dense-scorer';
+export { DenseScan } from './vector-index/quantised-scan';
+export { TenantIndex } from './vector-index/tenant-index';
+export { TopK } from './vector-index/top-k';

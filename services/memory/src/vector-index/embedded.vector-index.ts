@@ -32,9 +32,10 @@ export { DEFAULT_INDEX_MEMORY_BUDGET_BYTES, type EmbeddedIndexStats, type Embedd
  * - Dense: per tenant one contiguous `Float32Array` of unit vectors; cosine = dot product, with a bounded
  *   heap for the top k. Vectors are L2-normalised on upsert and queries on search. The products run in
  *   onnxruntime's native kernels when it loads (`nativeScan`, native-dense-scorer.ts), else in JavaScript.
- *   Tenants above 16,384 points (natively; 4,096 in JavaScript) are searched with a 1-bit pre-filter and
- *   exact re-scoring of 20·k candidates ({@link DenseScan}; from 16,384 points the pre-filter is the SIMD
- *   fast scan, fast-scan.ts); smaller ones exactly. Scores are always exact cosines.
+ *   Tenants of 4,096 points or more are searched with a 1-bit pre-filter (the SIMD fast scan,
+ *   fast-scan.ts, where WebAssembly SIMD runs; else in JavaScript, and then exactly up to 16,384 points
+ *   with the native products) and exact re-scoring of 10·k to 20·k candidates ({@link DenseScan});
+ *   smaller ones exactly. Scores are always exact cosines.
  * - Sparse: per tenant an inverted index in pooled typed arrays (see {@link TenantIndex}), Okapi BM25
  *   as in {@link scoreBm25} with k1 and b from the options (default {@link DEFAULT_BM25}).
  * - Files in `directory`: `descriptor.json` (embedderId, dimension, format), `tenants/<tenant>.wal.jsonl`

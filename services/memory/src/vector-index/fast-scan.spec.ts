@@ -151,7 +151,7 @@ describe('TenantIndex keeps the fast-scan layout of large tenants', () => {
     index.repack();
     expect(index.fastCodes).not.toBeNull();
     expect(Array.from(index.fastCodes!.scan(query, index.size))).toEqual(referenceSums(tableOf(index.fastCodes!), index.codes, index.size, dim));
-    for (let i = 3000; i < FAST_SCAN_MIN_POINTS; i++) index.delete(`p${i}`);
+    for (let i = 3000; i < FAST_SCAN_MIN_POINTS + 3000; i++) index.delete(`p${i}`);
     expect(index.size).toBeLessThan(FAST_SCAN_MIN_POINTS / 2);
     index.repack();
     expect(index.fastCodes).toBeNull();

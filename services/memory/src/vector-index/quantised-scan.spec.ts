@@ -62,9 +62,9 @@ function meanOverlap(pairs: readonly (readonly [string[], string[]])[]): number 
   return shares.reduce((a, b) => a + b, 0) / shares.length;
 }
 
-describe('DenseScan (1-bit pre-filter, exact re-scoring)', () => {
+describe('DenseScan (1-bit pre-filter in JavaScript, exact re-scoring)', () => {
   const { points, queries } = embeddingLike(6000, 7);
-  const index = indexOf(points);
+  const index = indexOf(points, undefined, false);
   const scan = new DenseScan();
 
   // This set is harder for the pre-filter than real embeddings (30 near-equal points per topic): on 20,000
@@ -93,7 +93,7 @@ describe('DenseScan (1-bit pre-filter, exact re-scoring)', () => {
   });
 
   it('never returns a deleted point, and stays exact after deletes moved other points into the holes', () => {
-    const local = indexOf(points.slice(0, 5000));
+    const local = indexOf(points.slice(0, 5000), undefined, false);
     const query = queries[1];
     const first = scanTop(scan, local, query, 10);
     for (const id of first.slice(0, 5)) local.delete(id);
@@ -108,7 +108,7 @@ describe('DenseScan (1-bit pre-filter, exact re-scoring)', () => {
   });
 
   it('keeps the type filter', () => {
-    const typed = indexOf(points, (i) => i % 3);
+    const typed = indexOf(points, (i) => i % 3, false);
     const allowed = new Uint8Array(256);
     allowed[1] = 1;
     const pairs = queries.map((query) => {
@@ -205,8 +205,19 @@ describe('DenseScan with native products (native-dense-scorer.ts)', () => {
   const nativeScan = (): DenseScan => Object.assign(new DenseScan(), { native });
   const { points, queries } = embeddingLike(20_000, 13);
 
-  it('is exact up to the native threshold (same ids, same order as the exact reference), with cosines within 1e-6', () => {
-    const index = indexOf(points.slice(0, 6000));
+  it('is exact below the fast-scan threshold (same ids, same order as the exact reference), with cosines within 1e-6', () => {
+    const index = indexOf(points.slice(0, QUANTISED_MIN_POINTS - 1));
+    expect(index.fastCodes).toBeNull();
+    const scan = nativeScan();
+    for (const query of queries) expect(scanTop(scan, index, query, 50)).toEqual(exactTop(index, query, 50));
+    const top = new TopK(10);
+    scan.search(index, queries[0], null, 10, top);
+    const { slots, scores } = top.drain();
+    slots.forEach((slot, i) => expect(Math.abs(scores[i] - index.dot(queries[0], slot))).toBeLessThan(1e-6));
+  });
+
+  it('is exact up to the native threshold when the tenant keeps no fast-scan layout', () => {
+    const index = indexOf(points.slice(0, 6000), undefined, false);
     expect(index.size).toBeGreaterThanOrEqual(QUANTISED_MIN_POINTS);
     expect(index.size).toBeLessThanOrEqual(NATIVE_EXACT_MAX_POINTS);
     const scan = nativeScan();
@@ -227,7 +238,7 @@ describe('DenseScan with native products (native-dense-scorer.ts)', () => {
   });
 
   it('never returns a deleted point and stays exact after deletes moved points into the holes; keeps the type filter', () => {
-    const local = indexOf(points.slice(0, 5000), (i) => i % 3);
+    const local = indexOf(points.slice(0, 5000), (i) => i % 3, false);
     const scan = nativeScan();
     const first = scanTop(scan, local, queries[1], 10);
     for (const id of first.slice(0, 5)) local.delete(id);
@@ -243,6 +254,19 @@ describe('DenseScan with native products (native-dense-scorer.ts)', () => {
       expect(hits).toEqual(exactTop(local, query, 10, allowed));
     }
     expect(scanTop(scan, local, queries[0], 10, new Uint8Array(256))).toEqual([]);
+  });
+
+  it('from the fast-scan threshold (10,000 points): the fast scan with native re-scoring finds >= 0.99 of the exact top-10 and >= 0.98 of the top-50, with exact cosines', () => {
+    const index = indexOf(points.slice(0, 10_000));
+    expect(index.fastCodes).not.toBeNull();
+    expect(index.size).toBeLessThan(NATIVE_EXACT_MAX_POINTS);
+    const scan = nativeScan();
+    expect(meanOverlap(queries.map((query) => [scanTop(scan, index, query, 10), exactTop(index, query, 10)]))).toBeGreaterThanOrEqual(0.99);
+    expect(meanOverlap(queries.map((query) => [scanTop(scan, index, query, 50), exactTop(index, query, 50)]))).toBeGreaterThanOrEqual(0.98);
+    const top = new TopK(10);
+    scan.search(index, queries[4], null, 10, top);
+    const { slots, scores } = top.drain();
+    slots.forEach((slot, i) => expect(Math.abs(scores[i] - index.dot(queries[4], slot))).toBeLessThan(1e-6));
   });
 
   it('above the native threshold: the pre-filter with native re-scoring finds >= 0.99 of the exact top-10 and >= 0.98 of the top-50', () => {
