@@ -37,7 +37,7 @@ export interface EmbeddedIndexStats {
   tornBytesDropped: number;
   /** Whether dense products run natively ({@link EmbeddedVectorIndexOptions.nativeScan}). */
   nativeScan: boolean;
-  /** Whether records of 16,384 points or more keep the SIMD fast-scan layout (fast-scan.ts; false where WebAssembly SIMD is unavailable). */
+  /** Whether records of 4,096 points or more keep the SIMD fast-scan layout (fast-scan.ts; false where WebAssembly SIMD is unavailable). */
   fastScan: boolean;
   /** Whether a log was rewritten (compacted) since `open`. */
   compacted: boolean;

@@ -4,11 +4,13 @@ import { FAST_SCAN_WASM } from './fast-scan.wasm';
 /**
  * From this many points on, a tenant keeps its sign codes a second time in the fast-scan layout
  * ({@link FastScanCodes}), and its dense search is the fast-scan pre-filter with exact re-scoring
- * (quantised-scan.ts); below half of it a repack drops them. The same number as `QUANTISED_MIN_POINTS`:
- * on 16,384 embedded synthetic memories and 300 of their questions, the fast scan with native re-scoring
- * took 0.16 ms at 4,096 points (the native exact scan 0.15 ms), 0.21 ms at 8,192 (exact 0.65 ms) and
- * 0.23 ms at 10,000 (exact 1.1 ms), and found every one of the exact top 10 at each of those sizes
- * (docs/configuration.md, "Vector index (embedded)").
+ * (quantised-scan.ts); below half of it a repack drops them (searches stay exact below this size). The
+ * same number as `QUANTISED_MIN_POINTS` (a test checks it). Measured by bench/dense-scan.bench.ts (16,384
+ * synthetic memories, 300 questions, k = 10, the fast scan with native re-scoring against the native exact
+ * scan): 0.15-0.19 against 0.14 ms at 4,096 points, 0.21 against 0.33-0.74 ms at 8,192, 0.23-0.25 against
+ * 0.87-1.4 ms at 10,000, finding 99.97-100 % of the exact top 10 (docs/configuration.md, "Which search").
+ * The exact scan leaves the caches between 4,096 and 8,192 points; in the service, where other work
+ * shares them, it costs more than alone.
  */
 export const FAST_SCAN_MIN_POINTS = 4096;
 

@@ -1,6 +1,7 @@
 import { seededRandom } from '@agent-memory/testing';
 import { loadNativeDenseScorer, type NativeDenseScorer } from './native-dense-scorer';
-import { DenseScan, NATIVE_EXACT_MAX_POINTS, NATIVE_MIN_ROWS, QUANTISED_MIN_POINTS, STAGED_MIN_POINTS } from './quantised-scan';
+import { FAST_SCAN_MIN_POINTS } from './fast-scan';
+import { DenseScan, NATIVE_EXACT_MAX_POINTS, NATIVE_MIN_ROWS, QUANTISED_MIN_POINTS, QUANTISED_OVERSAMPLING, QUANTISED_OVERSAMPLING_SMALL, QUANTISED_SMALL_TENANT_POINTS, STAGED_MIN_POINTS } from './quantised-scan';
 import { TenantIndex } from './tenant-index';
 import { TopK } from './top-k';
 
@@ -216,6 +217,24 @@ describe('DenseScan with native products (native-dense-scorer.ts)', () => {
     slots.forEach((slot, i) => expect(Math.abs(scores[i] - index.dot(queries[0], slot))).toBeLessThan(1e-6));
   });
 
+  it('keeps the fast-scan threshold where the exact search ends (one number in two files)', () => {
+    expect(FAST_SCAN_MIN_POINTS).toBe(QUANTISED_MIN_POINTS);
+  });
+
+  it('stays exact below the threshold in a tenant that kept its fast-scan layout after deletes', () => {
+    const local = indexOf(points.slice(0, FAST_SCAN_MIN_POINTS + 500));
+    expect(local.fastCodes).not.toBeNull();
+    for (let i = 0; i < 2000; i++) local.delete(`p${i}`);
+    local.repack();
+    // Kept down to half the threshold (tenant-index.ts), yet below the threshold the search is exact.
+    expect(local.fastCodes).not.toBeNull();
+    expect(local.size).toBeLessThan(QUANTISED_MIN_POINTS);
+    const scan = nativeScan();
+    const fastScan = jest.spyOn(local.fastCodes!, 'scan');
+    for (const query of queries.slice(0, 10)) expect(scanTop(scan, local, query, 50)).toEqual(exactTop(local, query, 50));
+    expect(fastScan).not.toHaveBeenCalled();
+  });
+
   it('is exact up to the native threshold when the tenant keeps no fast-scan layout', () => {
     const index = indexOf(points.slice(0, 6000), undefined, false);
     expect(index.size).toBeGreaterThanOrEqual(QUANTISED_MIN_POINTS);
@@ -261,6 +280,18 @@ describe('DenseScan with native products (native-dense-scorer.ts)', () => {
     expect(index.fastCodes).not.toBeNull();
     expect(index.size).toBeLessThan(NATIVE_EXACT_MAX_POINTS);
     const scan = nativeScan();
+    // The fast scan runs, and re-scores 10·k candidates (k = 50: 500) in this tenant below 16,384 points.
+    const fastScan = jest.spyOn(index.fastCodes!, 'scan');
+    const rescore = jest.spyOn(native, 'scoreSlots');
+    try {
+      scanTop(scan, index, queries[0], 50);
+      expect(fastScan).toHaveBeenCalledTimes(1);
+      expect(rescore).toHaveBeenCalledTimes(1);
+      expect(rescore.mock.calls[0][5]).toBe(QUANTISED_OVERSAMPLING_SMALL * 50);
+    } finally {
+      fastScan.mockRestore();
+      rescore.mockRestore();
+    }
     expect(meanOverlap(queries.map((query) => [scanTop(scan, index, query, 10), exactTop(index, query, 10)]))).toBeGreaterThanOrEqual(0.99);
     expect(meanOverlap(queries.map((query) => [scanTop(scan, index, query, 50), exactTop(index, query, 50)]))).toBeGreaterThanOrEqual(0.98);
     const top = new TopK(10);
@@ -272,7 +303,16 @@ describe('DenseScan with native products (native-dense-scorer.ts)', () => {
   it('above the native threshold: the pre-filter with native re-scoring finds >= 0.99 of the exact top-10 and >= 0.98 of the top-50', () => {
     const index = indexOf(points);
     expect(index.size).toBeGreaterThan(NATIVE_EXACT_MAX_POINTS);
+    expect(index.size).toBeGreaterThanOrEqual(QUANTISED_SMALL_TENANT_POINTS);
     const scan = nativeScan();
+    // From 16,384 points the fast scan re-scores 20·k candidates (k = 50: 1,000).
+    const rescore = jest.spyOn(native, 'scoreSlots');
+    try {
+      scanTop(scan, index, queries[0], 50);
+      expect(rescore.mock.calls[0][5]).toBe(QUANTISED_OVERSAMPLING * 50);
+    } finally {
+      rescore.mockRestore();
+    }
     expect(meanOverlap(queries.map((query) => [scanTop(scan, index, query, 10), exactTop(index, query, 10)]))).toBeGreaterThanOrEqual(0.99);
     expect(meanOverlap(queries.map((query) => [scanTop(scan, index, query, 50), exactTop(index, query, 50)]))).toBeGreaterThanOrEqual(0.98);
   });

@@ -23,14 +23,17 @@ export const NATIVE_MIN_ROWS = 64;
 /** Candidates re-scored exactly per result wanted: {@link QUANTISED_OVERSAMPLING}·k, at least {@link QUANTISED_MIN_CANDIDATES}. */
 export const QUANTISED_OVERSAMPLING = 20;
 /**
- * The oversampling of tenants below {@link NATIVE_EXACT_MAX_POINTS} points searched with the fast scan
- * (fast-scan.ts), where the candidates are a larger share of the tenant (the JavaScript pre-filter keeps
- * {@link QUANTISED_OVERSAMPLING}): on 10,000 embedded synthetic memories and 300 of their questions, k = 50,
+ * The oversampling of tenants below {@link QUANTISED_SMALL_TENANT_POINTS} points searched with the fast
+ * scan (fast-scan.ts), where the candidates are a larger share of the tenant (the JavaScript pre-filter
+ * keeps {@link QUANTISED_OVERSAMPLING}, and so do larger tenants: at 100,000 points 20·k candidates held
+ * 98.6 % of the exact top 50, docs/configuration.md "The fast scan"): on 10,000 embedded synthetic memories and 300 of their questions, k = 50,
  * 500 candidates held 99.99 % of the exact top 50 (1,000: 100 %) and the search took 0.36 ms instead of
  * 0.56 ms; in the service, whose recall asks the dense search for 50 candidates, re-scoring 1,000 of them
  * took ~0.6 ms of a ~4.8 ms recall.
  */
 export const QUANTISED_OVERSAMPLING_SMALL = 10;
+/** Tenants below this many points searched with the fast scan re-score {@link QUANTISED_OVERSAMPLING_SMALL}·k candidates. */
+export const QUANTISED_SMALL_TENANT_POINTS = 16_384;
 export const QUANTISED_MIN_CANDIDATES = 256;
 
 /** From this many points on, the pre-filter first reads only part of each code ({@link DenseScan}, staged). */
@@ -68,7 +71,7 @@ export function encodeSigns(vector: Float32Array, codes: Uint8Array, offset: num
  *    is not quantised), Σ_d q_d·sign(v_d), computed as 64 lookups per 512-d point in a table of the
  *    query's partial sums per code byte (256 entries per byte), so 64 bytes are read per point instead
  *    of 2 KB. The best `max(20·k, 256)` points by this estimate are kept (`max(10·k, 256)` in the fast
- *    scan below {@link NATIVE_EXACT_MAX_POINTS} points). A tenant that keeps the
+ *    scan below {@link QUANTISED_SMALL_TENANT_POINTS} points). A tenant that keeps the
  *    fast-scan layout (`TenantIndex.fastCodes`, from 4,096 points) is estimated in WebAssembly SIMD
  *    instead (`fastPrefilter`, fast-scan.ts: the same estimate with the query quantised to one byte per
  *    nibble value, 16 points per lookup instruction). Without it, from {@link STAGED_MIN_POINTS} points on,
@@ -110,7 +113,7 @@ export class DenseScan {
    * has reset to `k`; `query` is unit length and of the index's dimension.
    */
   search(index: TenantIndex, query: Float32Array, allowed: Uint8Array | null, k: number, top: TopK): void {
-    const oversampling = index.fastCodes && index.size < NATIVE_EXACT_MAX_POINTS ? QUANTISED_OVERSAMPLING_SMALL : QUANTISED_OVERSAMPLING;
+    const oversampling = index.fastCodes && index.size < QUANTISED_SMALL_TENANT_POINTS ? QUANTISED_OVERSAMPLING_SMALL : QUANTISED_OVERSAMPLING;
     const wanted = Math.max(oversampling * k, QUANTISED_MIN_CANDIDATES);
     const exactUpTo = this.native && !index.fastCodes ? NATIVE_EXACT_MAX_POINTS : QUANTISED_MIN_POINTS - 1;
     if (index.size <= exactUpTo || 2 * wanted >= index.size) {
