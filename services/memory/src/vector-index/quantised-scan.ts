@@ -22,19 +22,19 @@ export const NATIVE_MIN_ROWS = 64;
 
 /** Candidates re-scored exactly per result wanted: {@link QUANTISED_OVERSAMPLING}·k, at least {@link QUANTISED_MIN_CANDIDATES}. */
 export const QUANTISED_OVERSAMPLING = 20;
+export const QUANTISED_MIN_CANDIDATES = 256;
 /**
  * The oversampling of tenants below {@link QUANTISED_SMALL_TENANT_POINTS} points searched with the fast
- * scan (fast-scan.ts), where the candidates are a larger share of the tenant (the JavaScript pre-filter
- * keeps {@link QUANTISED_OVERSAMPLING}, and so do larger tenants: at 100,000 points 20·k candidates held
- * 98.6 % of the exact top 50, docs/configuration.md "The fast scan"): on 10,000 embedded synthetic memories and 300 of their questions, k = 50,
- * 500 candidates held 99.99 % of the exact top 50 (1,000: 100 %) and the search took 0.36 ms instead of
- * 0.56 ms; in the service, whose recall asks the dense search for 50 candidates, re-scoring 1,000 of them
- * took ~0.6 ms of a ~4.8 ms recall.
+ * scan (fast-scan.ts), where the candidates are a larger share of the tenant. On 10,000 embedded
+ * synthetic memories and 300 of their questions, k = 50, 500 candidates held 99.99 % of the exact top 50
+ * (1,000: 100 %) and the search took 0.36 ms instead of 0.56 ms; in the service, whose recall asks the
+ * dense search for 50 candidates, re-scoring 1,000 of them took ~0.6 ms of a ~4.8 ms recall. The
+ * JavaScript pre-filter keeps {@link QUANTISED_OVERSAMPLING}, and so do larger tenants (at 100,000 points
+ * 20·k candidates held 98.6 % of the exact top 50, docs/configuration.md "The fast scan").
  */
 export const QUANTISED_OVERSAMPLING_SMALL = 10;
 /** Tenants below this many points searched with the fast scan re-score {@link QUANTISED_OVERSAMPLING_SMALL}·k candidates. */
 export const QUANTISED_SMALL_TENANT_POINTS = 16_384;
-export const QUANTISED_MIN_CANDIDATES = 256;
 
 /** From this many points on, the pre-filter first reads only part of each code ({@link DenseScan}, staged). */
 export const STAGED_MIN_POINTS = 32_768;
