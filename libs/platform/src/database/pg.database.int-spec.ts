@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestDatabase, type TestDatabase } from '@agent-memory/testing';
-import { PgDatabase } from './pg.database';
+import { PgDatabase, ReclaimIncompleteError } from './pg.database';
 
 let database: TestDatabase;
 let dir: string;
@@ -116,6 +116,56 @@ describe('PgDatabase.reclaim', () => {
       await db.close();
     }
   });
+  it('waits for a snapshot older than itself before it rewrites, so a row deleted before the call is not copied', async () => {
+    const db = new PgDatabase({ connectionString: database.url });
+    const { Client } = await import('pg');
+    const writer = new Client({ connectionString: database.url });
+    const holder = new Client({ connectionString: database.url });
+    await writer.connect();
+    await holder.connect();
+    try {
+      await writer.query('CREATE SCHEMA IF NOT EXISTS reclaim; CREATE TABLE IF NOT EXISTS reclaim.snap (id int PRIMARY KEY, s text)');
+      await writer.query("INSERT INTO reclaim.snap VALUES (1, 'kept'), (2, 'reclaim-canary-7f3a')");
+      // A transaction that began before the delete and still sees the row (a slow request elsewhere).
+      await holder.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
+      await holder.query('SELECT count(*) FROM pg_class');
+      await writer.query('DELETE FROM reclaim.snap WHERE id = 2');
+      let settled = false;
+      const reclaim = db.reclaim(['reclaim.snap']).finally(() => (settled = true));
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      expect(settled).toBe(false);
+      await holder.query('COMMIT');
+      await reclaim;
+      // The new relation file holds the live row only (read as the superuser the tests connect as).
+      const file = (await writer.query<{ bytes: Buffer }>("SELECT pg_read_binary_file(pg_relation_filepath('reclaim.snap')) AS bytes")).rows[0].bytes;
+      expect(file.includes(Buffer.from('kept'))).toBe(true);
+      expect(file.includes(Buffer.from('reclaim-canary-7f3a'))).toBe(false);
+    } finally {
+      await holder.end();
+      await writer.end();
+      await db.close();
+    }
+  });
+
+  it('rewrites anyway when the older snapshot outlasts the wait, and says so (ReclaimIncompleteError)', async () => {
+    const db = new PgDatabase({ connectionString: database.url, reclaimSnapshotWaitMs: 200 });
+    const { Client } = await import('pg');
+    const holder = new Client({ connectionString: database.url });
+    await holder.connect();
+    try {
+      await holder.query('CREATE SCHEMA IF NOT EXISTS reclaim; CREATE TABLE IF NOT EXISTS reclaim.slow (id int PRIMARY KEY)');
+      const before = (await holder.query("SELECT pg_relation_filepath('reclaim.slow') AS p")).rows[0].p;
+      await holder.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
+      await holder.query('SELECT count(*) FROM pg_class');
+      await expect(db.reclaim(['reclaim.slow'])).rejects.toBeInstanceOf(ReclaimIncompleteError);
+      await holder.query('COMMIT');
+      expect((await holder.query("SELECT pg_relation_filepath('reclaim.slow') AS p")).rows[0].p).not.toBe(before);
+    } finally {
+      await holder.end();
+      await db.close();
+    }
+  });
+
   it('gives up when the table is in use instead of queueing every later query behind its lock', async () => {
     const db = new PgDatabase({ connectionString: database.url });
     const { Client } = await import('pg');

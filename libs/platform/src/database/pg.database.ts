@@ -18,10 +18,24 @@ export interface PgDatabaseOptions {
    * hook Job applies them, services must not race it).
    */
   migrations?: 'apply' | 'verify';
+  /** {@link RECLAIM_SNAPSHOT_WAIT_MS} unless set (tests). */
+  reclaimSnapshotWaitMs?: number;
 }
 
 /** How long a reclaim's VACUUM FULL waits for its table lock before giving up (ms); see {@link PgDatabase.reclaim}. */
 export const RECLAIM_LOCK_TIMEOUT_MS = 1_000;
+/**
+ * How long a reclaim waits for the snapshots older than itself to end before it rewrites anyway (ms); see
+ * {@link PgDatabase.reclaim}.
+ */
+export const RECLAIM_SNAPSHOT_WAIT_MS = 5_000;
+/** Pause between two looks at the older snapshots (ms). */
+const SNAPSHOT_POLL_MS = 25;
+
+/** Thrown by {@link PgDatabase.reclaim} when it rewrote while an older snapshot was still open: deleted rows it could see may have been copied; run it again later. */
+export class ReclaimIncompleteError extends Error {
+  override readonly name = 'ReclaimIncompleteError';
+}
 
 /** Wraps one pooled connection as the migration runner's {@link SqlExecutor} (advisory locks are per session). */
 function sessionExecutor(client: PoolClient): SqlExecutor {
@@ -72,13 +86,23 @@ export class PgDatabase implements Database {
    * checkpoint), then `CHECKPOINT` when the role may run it (superuser or `pg_checkpoint`); otherwise the
    * server's own next checkpoint (`checkpoint_timeout`) finishes the job. WAL segments, archives and
    * replicas stay the operator's concern (docs/deployment.md, "Forgotten content and the database files").
+   *
+   * VACUUM FULL copies a deleted row into the new file while any snapshot may still see it. So it first
+   * waits, up to {@link RECLAIM_SNAPSHOT_WAIT_MS}, until no other client session of this database holds
+   * a snapshot in a transaction that began before this call (`pg_stat_activity.backend_xmin`; sessions of
+   * other roles count only where the role may read their activity; vacuums hold back no vacuum): every delete committed before the
+   * call is then invisible to all. If one is still open then, it rewrites anyway and throws
+   * {@link ReclaimIncompleteError} (the ReclaimScheduler runs it again later). Also throws the server's
+   * errors (lock_not_available after {@link RECLAIM_LOCK_TIMEOUT_MS}, `Invalid table name`).
    */
   async reclaim(tables: readonly string[]): Promise<void> {
     // VACUUM FULL needs an ACCESS EXCLUSIVE lock: while it waits for one, every later query on the table
     // (other tenants' recalls and writes) queues behind it. A short lock_timeout makes it give up instead;
     // the ReclaimScheduler retries the run later (docs/deployment.md, "Forgotten content and the database files").
     const client = await this.pool.connect();
+    let olderSnapshotOpen: boolean;
     try {
+      olderSnapshotOpen = !(await this.waitForOlderSnapshots(client));
       await client.query(`SET lock_timeout = ${RECLAIM_LOCK_TIMEOUT_MS}`);
       for (const table of tables) await client.query(`VACUUM FULL ${quoteTable(table)}`);
       await client.query('RESET lock_timeout');
@@ -90,6 +114,26 @@ export class PgDatabase implements Database {
     await this.pool.query('CHECKPOINT').catch((err: { code?: string }) => {
       if (err.code !== '42501') throw err; // insufficient_privilege
     });
+    if (olderSnapshotOpen) throw new ReclaimIncompleteError(`A transaction older than the reclaim held a snapshot for ${this.snapshotWaitMs} ms: rows deleted before it may survive until the next reclaim`);
+  }
+
+  private get snapshotWaitMs(): number {
+    return this.options.reclaimSnapshotWaitMs ?? RECLAIM_SNAPSHOT_WAIT_MS;
+  }
+
+  /** Waits until no other session of this database holds a snapshot from a transaction older than now; false after {@link snapshotWaitMs}. */
+  private async waitForOlderSnapshots(client: PoolClient): Promise<boolean> {
+    const deadline = Date.now() + this.snapshotWaitMs;
+    const since = (await client.query<{ at: Date }>('SELECT clock_timestamp() AS at')).rows[0].at;
+    for (;;) {
+      const { rows } = await client.query<{ open: number }>(
+        "SELECT count(*)::int AS open FROM pg_stat_activity WHERE datname = current_database() AND backend_type = 'client backend' AND pid <> pg_backend_pid() AND backend_xmin IS NOT NULL AND xact_start < $1",
+        [since],
+      );
+      if (rows[0].open === 0) return true;
+      if (Date.now() >= deadline) return false;
+      await new Promise((resolve) => setTimeout(resolve, SNAPSHOT_POLL_MS));
+    }
   }
 
   /** Readiness check: one round trip. Throws when the server is unreachable. */
