@@ -24,3 +24,12 @@ export interface Database {
   close(): Promise<void>;
 }
 export const DATABASE = Symbol('Database');
+
+/**
+ * Thrown by {@link Database.reclaim} when it rewrote while a transaction older than the call was still
+ * open (PgDatabase): rows deleted before the call may have been copied into the new files; run it again
+ * later. Not a fault: the ReclaimScheduler logs it as a warning and retries.
+ */
+export class ReclaimIncompleteError extends Error {
+  override readonly name = 'ReclaimIncompleteError';
+}

@@ -7,7 +7,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestDatabase, type TestDatabase } from '@agent-memory/testing';
-import { PgDatabase, ReclaimIncompleteError } from './pg.database';
+import { ReclaimIncompleteError } from './database.port';
+import { PgDatabase } from './pg.database';
 
 let database: TestDatabase;
 let dir: string;
@@ -147,6 +148,35 @@ describe('PgDatabase.reclaim', () => {
     }
   });
 
+  it('waits for an older write transaction idle between statements (it holds an xid, not a snapshot)', async () => {
+    const db = new PgDatabase({ connectionString: database.url });
+    const { Client } = await import('pg');
+    const writer = new Client({ connectionString: database.url });
+    const other = new Client({ connectionString: database.url });
+    await writer.connect();
+    await other.connect();
+    try {
+      await writer.query('CREATE SCHEMA IF NOT EXISTS reclaim; CREATE TABLE IF NOT EXISTS reclaim.idle (id int PRIMARY KEY, s text); CREATE TABLE IF NOT EXISTS reclaim.elsewhere (id int)');
+      await writer.query("INSERT INTO reclaim.idle VALUES (1, 'kept'), (2, 'reclaim-canary-9c1e')");
+      // READ COMMITTED, idle in a transaction that has written elsewhere (another service's batch).
+      await other.query('BEGIN');
+      await other.query('INSERT INTO reclaim.elsewhere VALUES (1)');
+      await writer.query('DELETE FROM reclaim.idle WHERE id = 2');
+      let settled = false;
+      const reclaim = db.reclaim(['reclaim.idle']).finally(() => (settled = true));
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      expect(settled).toBe(false);
+      await other.query('COMMIT');
+      await reclaim;
+      const file = (await writer.query<{ bytes: Buffer }>("SELECT pg_read_binary_file(pg_relation_filepath('reclaim.idle')) AS bytes")).rows[0].bytes;
+      expect(file.includes(Buffer.from('reclaim-canary-9c1e'))).toBe(false);
+    } finally {
+      await other.end();
+      await writer.end();
+      await db.close();
+    }
+  });
+
   it('rewrites anyway when the older snapshot outlasts the wait, and says so (ReclaimIncompleteError)', async () => {
     const db = new PgDatabase({ connectionString: database.url, reclaimSnapshotWaitMs: 200 });
     const { Client } = await import('pg');
@@ -157,6 +187,12 @@ describe('PgDatabase.reclaim', () => {
       const before = (await holder.query("SELECT pg_relation_filepath('reclaim.slow') AS p")).rows[0].p;
       await holder.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
       await holder.query('SELECT count(*) FROM pg_class');
+      // A write after the holder's snapshot (a delete it could still see): the holder is now older than the reclaim.
+      const writer = new Client({ connectionString: database.url });
+      await writer.connect();
+      await writer.query('INSERT INTO reclaim.slow VALUES (1) ON CONFLICT DO NOTHING');
+      await writer.query('DELETE FROM reclaim.slow WHERE id = 1');
+      await writer.end();
       await expect(db.reclaim(['reclaim.slow'])).rejects.toBeInstanceOf(ReclaimIncompleteError);
       await holder.query('COMMIT');
       expect((await holder.query("SELECT pg_relation_filepath('reclaim.slow') AS p")).rows[0].p).not.toBe(before);

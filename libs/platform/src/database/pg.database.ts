@@ -1,7 +1,7 @@
 import { Pool, type PoolClient } from 'pg';
 import { PrismaPg } from '@prisma/adapter-pg';
 import type { SqlDriverAdapterFactory } from '@prisma/driver-adapter-utils';
-import type { Database } from './database.port';
+import { type Database, ReclaimIncompleteError } from './database.port';
 import { quoteTable } from './pglite.database';
 import { migrate, type MigrationReport } from './migrate';
 import type { SqlExecutor } from './sql-executor';
@@ -25,17 +25,25 @@ export interface PgDatabaseOptions {
 /** How long a reclaim's VACUUM FULL waits for its table lock before giving up (ms); see {@link PgDatabase.reclaim}. */
 export const RECLAIM_LOCK_TIMEOUT_MS = 1_000;
 /**
- * How long a reclaim waits for the snapshots older than itself to end before it rewrites anyway (ms); see
- * {@link PgDatabase.reclaim}.
+ * How long a reclaim waits for the transactions older than itself to end before it rewrites anyway (ms);
+ * see {@link PgDatabase.reclaim}.
  */
-export const RECLAIM_SNAPSHOT_WAIT_MS = 5_000;
-/** Pause between two looks at the older snapshots (ms). */
+export const RECLAIM_SNAPSHOT_WAIT_MS = 2_000;
+/** Pause between two looks at the older transactions (ms). */
 const SNAPSHOT_POLL_MS = 25;
 
-/** Thrown by {@link PgDatabase.reclaim} when it rewrote while an older snapshot was still open: deleted rows it could see may have been copied; run it again later. */
-export class ReclaimIncompleteError extends Error {
-  override readonly name = 'ReclaimIncompleteError';
-}
+/**
+ * Sessions and prepared transactions of this database whose xmin or xid is older than `$1` (an xid): they
+ * hold the cleanup horizon before it, so VACUUM FULL would copy rows deleted before `$1`. Lazy VACUUMs of
+ * autovacuum are left out (vacuums ignore each other's xmin); its ANALYZEs count.
+ */
+const OLDER_TRANSACTIONS_SQL = `
+  SELECT (SELECT count(*) FROM pg_stat_activity
+           WHERE datname = current_database() AND pid <> pg_backend_pid()
+             AND NOT (backend_type = 'autovacuum worker' AND query LIKE 'autovacuum: VACUUM %' AND query NOT LIKE '%ANALYZE%')
+             AND ((backend_xmin IS NOT NULL AND age(backend_xmin) > age($1::xid)) OR (backend_xid IS NOT NULL AND age(backend_xid) > age($1::xid))))
+       + (SELECT count(*) FROM pg_prepared_xacts WHERE database = current_database() AND age(transaction) > age($1::xid)) AS open`;
+
 
 /** Wraps one pooled connection as the migration runner's {@link SqlExecutor} (advisory locks are per session). */
 function sessionExecutor(client: PoolClient): SqlExecutor {
@@ -87,13 +95,14 @@ export class PgDatabase implements Database {
    * server's own next checkpoint (`checkpoint_timeout`) finishes the job. WAL segments, archives and
    * replicas stay the operator's concern (docs/deployment.md, "Forgotten content and the database files").
    *
-   * VACUUM FULL copies a deleted row into the new file while any snapshot may still see it. So it first
-   * waits, up to {@link RECLAIM_SNAPSHOT_WAIT_MS}, until no other client session of this database holds
-   * a snapshot in a transaction that began before this call (`pg_stat_activity.backend_xmin`; sessions of
-   * other roles count only where the role may read their activity; vacuums hold back no vacuum): every delete committed before the
-   * call is then invisible to all. If one is still open then, it rewrites anyway and throws
-   * {@link ReclaimIncompleteError} (the ReclaimScheduler runs it again later). Also throws the server's
-   * errors (lock_not_available after {@link RECLAIM_LOCK_TIMEOUT_MS}, `Invalid table name`).
+   * VACUUM FULL copies a deleted row into the new file while the database's cleanup horizon is older
+   * than the delete. So it first waits, up to {@link RECLAIM_SNAPSHOT_WAIT_MS}, until no session of this
+   * database (`pg_stat_activity.backend_xmin` and `backend_xid`, visible for every role) and no prepared
+   * transaction is older than the first transaction id not yet assigned when the call began: every delete
+   * committed before the call is then removable. If one is still open then, it rewrites anyway and throws
+   * {@link ReclaimIncompleteError} (the ReclaimScheduler runs it again after its delay). Replication slots
+   * and standbys' feedback, which also hold the horizon, are the operator's (docs/deployment.md). Also
+   * throws the server's errors (lock_not_available after {@link RECLAIM_LOCK_TIMEOUT_MS}, `Invalid table name`).
    */
   async reclaim(tables: readonly string[]): Promise<void> {
     // VACUUM FULL needs an ACCESS EXCLUSIVE lock: while it waits for one, every later query on the table
@@ -114,23 +123,21 @@ export class PgDatabase implements Database {
     await this.pool.query('CHECKPOINT').catch((err: { code?: string }) => {
       if (err.code !== '42501') throw err; // insufficient_privilege
     });
-    if (olderSnapshotOpen) throw new ReclaimIncompleteError(`A transaction older than the reclaim held a snapshot for ${this.snapshotWaitMs} ms: rows deleted before it may survive until the next reclaim`);
+    if (olderSnapshotOpen) throw new ReclaimIncompleteError(`A transaction older than the reclaim was still open after ${this.snapshotWaitMs} ms: rows deleted before the reclaim may survive until the next one`);
   }
 
   private get snapshotWaitMs(): number {
     return this.options.reclaimSnapshotWaitMs ?? RECLAIM_SNAPSHOT_WAIT_MS;
   }
 
-  /** Waits until no other session of this database holds a snapshot from a transaction older than now; false after {@link snapshotWaitMs}. */
+  /** Waits until nothing of this database is older than the call ({@link OLDER_TRANSACTIONS_SQL}); false after {@link snapshotWaitMs}. */
   private async waitForOlderSnapshots(client: PoolClient): Promise<boolean> {
     const deadline = Date.now() + this.snapshotWaitMs;
-    const since = (await client.query<{ at: Date }>('SELECT clock_timestamp() AS at')).rows[0].at;
+    // The first xid not yet assigned, as the 32-bit xid that pg_stat_activity shows (xid8 modulo 2^32).
+    const since = (await client.query<{ xid: string }>('SELECT (pg_snapshot_xmax(pg_current_snapshot())::text::numeric % 4294967296)::text AS xid')).rows[0].xid;
     for (;;) {
-      const { rows } = await client.query<{ open: number }>(
-        "SELECT count(*)::int AS open FROM pg_stat_activity WHERE datname = current_database() AND backend_type = 'client backend' AND pid <> pg_backend_pid() AND backend_xmin IS NOT NULL AND xact_start < $1",
-        [since],
-      );
-      if (rows[0].open === 0) return true;
+      const { rows } = await client.query<{ open: string }>(OLDER_TRANSACTIONS_SQL, [since]);
+      if (Number(rows[0].open) === 0) return true;
       if (Date.now() >= deadline) return false;
       await new Promise((resolve) => setTimeout(resolve, SNAPSHOT_POLL_MS));
     }

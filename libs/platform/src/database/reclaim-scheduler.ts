@@ -1,12 +1,12 @@
 import { Logger } from '@nestjs/common';
-import type { Database } from './database.port';
+import { type Database, ReclaimIncompleteError } from './database.port';
 
 /**
  * Runs {@link Database.reclaim} on a service's tables at most `delayMs` after the first deletion that
  * asked for it (docs/deployment.md, "Forgotten content and the database files"). Throttled, not
  * debounced: a steady stream of forgets cannot postpone the rewrite forever; a burst shares one run.
- * Runs never overlap: a request during a run schedules the next one. A failed run is logged (error) and
- * retried after another `delayMs`. The timer is unref'd, so it never keeps a process alive.
+ * Runs never overlap: a request during a run schedules the next one. A failed run is logged (error; an
+ * incomplete one, {@link ReclaimIncompleteError}, as a warning) and retried after another `delayMs`. The timer is unref'd, so it never keeps a process alive.
  */
 export class ReclaimScheduler {
   private timer?: NodeJS.Timeout;
@@ -36,7 +36,9 @@ export class ReclaimScheduler {
     this.running = this.db
       .reclaim(this.tables)
       .catch((err: unknown) => {
-        this.logger.error({ err, tables: this.tables }, 'Reclaiming deleted rows failed; retrying later');
+        // A transaction older than the run was still open (PgDatabase.reclaim): expected under long transactions, not a fault.
+        if (err instanceof ReclaimIncompleteError) this.logger.warn({ err: err.message, tables: this.tables }, 'Reclaiming deleted rows incomplete; retrying later');
+        else this.logger.error({ err, tables: this.tables }, 'Reclaiming deleted rows failed; retrying later');
         this.running = undefined;
         this.request();
       })
