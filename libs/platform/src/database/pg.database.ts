@@ -35,7 +35,8 @@ const SNAPSHOT_POLL_MS = 25;
 /**
  * Sessions and prepared transactions of this database whose xmin or xid is older than `$1` (an xid): they
  * hold the cleanup horizon before it, so VACUUM FULL would copy rows deleted before `$1`. Lazy VACUUMs of
- * autovacuum are left out (vacuums ignore each other's xmin); its ANALYZEs count.
+ * autovacuum are left out (vacuums ignore each other's xmin; recognised by their query text, which a role
+ * without `pg_read_all_stats` cannot read, so for it they count: a needless wait); its ANALYZEs count.
  */
 const OLDER_TRANSACTIONS_SQL = `
   SELECT (SELECT count(*) FROM pg_stat_activity
@@ -98,8 +99,8 @@ export class PgDatabase implements Database {
    * VACUUM FULL copies a deleted row into the new file while the database's cleanup horizon is older
    * than the delete. So it first waits, up to {@link RECLAIM_SNAPSHOT_WAIT_MS}, until no session of this
    * database (`pg_stat_activity.backend_xmin` and `backend_xid`, visible for every role) and no prepared
-   * transaction is older than the first transaction id not yet assigned when the call began: every delete
-   * committed before the call is then removable. If one is still open then, it rewrites anyway and throws
+   * transaction is older than the call's snapshot xmax (one past the newest transaction id finished when
+   * the call began; every delete committed before the call is below it): such deletes are then removable. If one is still open then, it rewrites anyway and throws
    * {@link ReclaimIncompleteError} (the ReclaimScheduler runs it again after its delay). Replication slots
    * and standbys' feedback, which also hold the horizon, are the operator's (docs/deployment.md). Also
    * throws the server's errors (lock_not_available after {@link RECLAIM_LOCK_TIMEOUT_MS}, `Invalid table name`).
@@ -133,7 +134,7 @@ export class PgDatabase implements Database {
   /** Waits until nothing of this database is older than the call ({@link OLDER_TRANSACTIONS_SQL}); false after {@link snapshotWaitMs}. */
   private async waitForOlderSnapshots(client: PoolClient): Promise<boolean> {
     const deadline = Date.now() + this.snapshotWaitMs;
-    // The first xid not yet assigned, as the 32-bit xid that pg_stat_activity shows (xid8 modulo 2^32).
+    // The snapshot's xmax (above every finished xid), as the 32-bit xid that pg_stat_activity shows (xid8 modulo 2^32).
     const since = (await client.query<{ xid: string }>('SELECT (pg_snapshot_xmax(pg_current_snapshot())::text::numeric % 4294967296)::text AS xid')).rows[0].xid;
     for (;;) {
       const { rows } = await client.query<{ open: string }>(OLDER_TRANSACTIONS_SQL, [since]);
