@@ -45,7 +45,6 @@ const OLDER_TRANSACTIONS_SQL = `
              AND ((backend_xmin IS NOT NULL AND age(backend_xmin) > age($1::xid)) OR (backend_xid IS NOT NULL AND age(backend_xid) > age($1::xid))))
        + (SELECT count(*) FROM pg_prepared_xacts WHERE database = current_database() AND age(transaction) > age($1::xid)) AS open`;
 
-
 /** Wraps one pooled connection as the migration runner's {@link SqlExecutor} (advisory locks are per session). */
 function sessionExecutor(client: PoolClient): SqlExecutor {
   return {
@@ -100,10 +99,11 @@ export class PgDatabase implements Database {
    * than the delete. So it first waits, up to {@link RECLAIM_SNAPSHOT_WAIT_MS}, until no session of this
    * database (`pg_stat_activity.backend_xmin` and `backend_xid`, visible for every role) and no prepared
    * transaction is older than the call's snapshot xmax (one past the newest transaction id finished when
-   * the call began; every delete committed before the call is below it): such deletes are then removable. If one is still open then, it rewrites anyway and throws
-   * {@link ReclaimIncompleteError} (the ReclaimScheduler runs it again after its delay). Replication slots
-   * and standbys' feedback, which also hold the horizon, are the operator's (docs/deployment.md). Also
-   * throws the server's errors (lock_not_available after {@link RECLAIM_LOCK_TIMEOUT_MS}, `Invalid table name`).
+   * the call began; every delete committed before the call is below it): such deletes are then
+   * removable. If one is still open then, it rewrites anyway and throws {@link ReclaimIncompleteError}
+   * (the ReclaimScheduler runs it again after its delay). Replication slots and standbys' feedback, which
+   * also hold the horizon, are the operator's (docs/deployment.md). Also throws the server's errors
+   * (lock_not_available after {@link RECLAIM_LOCK_TIMEOUT_MS}, `Invalid table name`).
    */
   async reclaim(tables: readonly string[]): Promise<void> {
     // VACUUM FULL needs an ACCESS EXCLUSIVE lock: while it waits for one, every later query on the table

@@ -6,7 +6,8 @@ import { type Database, ReclaimIncompleteError } from './database.port';
  * asked for it (docs/deployment.md, "Forgotten content and the database files"). Throttled, not
  * debounced: a steady stream of forgets cannot postpone the rewrite forever; a burst shares one run.
  * Runs never overlap: a request during a run schedules the next one. A failed run is logged (error; an
- * incomplete one, {@link ReclaimIncompleteError}, as a warning) and retried after another `delayMs`. The timer is unref'd, so it never keeps a process alive.
+ * incomplete one, {@link ReclaimIncompleteError}, as a warning) and retried after another `delayMs`.
+ * The timer is unref'd, so it never keeps a process alive.
  */
 export class ReclaimScheduler {
   private timer?: NodeJS.Timeout;
