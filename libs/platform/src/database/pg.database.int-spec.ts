@@ -7,6 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestDatabase, type TestDatabase } from '@agent-memory/testing';
+import { Client } from 'pg';
 import { ReclaimIncompleteError } from './database.port';
 import { PgDatabase } from './pg.database';
 
@@ -117,64 +118,55 @@ describe('PgDatabase.reclaim', () => {
       await db.close();
     }
   });
-  it('waits for a snapshot older than itself before it rewrites, so a row deleted before the call is not copied', async () => {
+  /**
+   * Inserts a live row and `canary` into `table`, has `openOlder` open a transaction on its own session,
+   * deletes the canary, and checks that the reclaim waits for that transaction (unsettled after 400 ms,
+   * done once it commits). Returns the rewritten relation file's bytes (read as the superuser the tests
+   * connect as).
+   */
+  async function rewriteAfterOlderTransaction(table: string, canary: string, openOlder: (session: Client) => Promise<void>): Promise<Buffer> {
     const db = new PgDatabase({ connectionString: database.url });
-    const { Client } = await import('pg');
     const writer = new Client({ connectionString: database.url });
-    const holder = new Client({ connectionString: database.url });
+    const older = new Client({ connectionString: database.url });
     await writer.connect();
-    await holder.connect();
+    await older.connect();
     try {
-      await writer.query('CREATE SCHEMA IF NOT EXISTS reclaim; CREATE TABLE IF NOT EXISTS reclaim.snap (id int PRIMARY KEY, s text)');
-      await writer.query("INSERT INTO reclaim.snap VALUES (1, 'kept'), (2, 'reclaim-canary-7f3a')");
-      // A transaction that began before the delete and still sees the row (a slow request elsewhere).
-      await holder.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
-      await holder.query('SELECT count(*) FROM pg_class');
-      await writer.query('DELETE FROM reclaim.snap WHERE id = 2');
+      await writer.query(`CREATE SCHEMA IF NOT EXISTS reclaim; CREATE TABLE IF NOT EXISTS ${table} (id int PRIMARY KEY, s text); CREATE TABLE IF NOT EXISTS reclaim.elsewhere (id int)`);
+      await writer.query(`INSERT INTO ${table} VALUES (1, 'kept'), (2, '${canary}')`);
+      await openOlder(older);
+      await writer.query(`DELETE FROM ${table} WHERE id = 2`);
       let settled = false;
-      const reclaim = db.reclaim(['reclaim.snap']).finally(() => (settled = true));
+      const reclaim = db.reclaim([table]).finally(() => (settled = true));
       await new Promise((resolve) => setTimeout(resolve, 400));
       expect(settled).toBe(false);
-      await holder.query('COMMIT');
+      await older.query('COMMIT');
       await reclaim;
-      // The new relation file holds the live row only (read as the superuser the tests connect as).
-      const file = (await writer.query<{ bytes: Buffer }>("SELECT pg_read_binary_file(pg_relation_filepath('reclaim.snap')) AS bytes")).rows[0].bytes;
-      expect(file.includes(Buffer.from('kept'))).toBe(true);
-      expect(file.includes(Buffer.from('reclaim-canary-7f3a'))).toBe(false);
+      return (await writer.query<{ bytes: Buffer }>(`SELECT pg_read_binary_file(pg_relation_filepath('${table}')) AS bytes`)).rows[0].bytes;
     } finally {
-      await holder.end();
+      await older.end();
       await writer.end();
       await db.close();
     }
+  }
+
+  it('waits for a snapshot older than itself before it rewrites, so a row deleted before the call is not copied', async () => {
+    // A transaction that began before the delete and still sees the row (a slow request elsewhere).
+    const file = await rewriteAfterOlderTransaction('reclaim.snap', 'reclaim-canary-7f3a', async (holder) => {
+      await holder.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
+      await holder.query('SELECT count(*) FROM pg_class');
+    });
+    // The new relation file holds the live row only.
+    expect(file.includes(Buffer.from('kept'))).toBe(true);
+    expect(file.includes(Buffer.from('reclaim-canary-7f3a'))).toBe(false);
   });
 
   it('waits for an older write transaction idle between statements (it holds an xid, not a snapshot)', async () => {
-    const db = new PgDatabase({ connectionString: database.url });
-    const { Client } = await import('pg');
-    const writer = new Client({ connectionString: database.url });
-    const other = new Client({ connectionString: database.url });
-    await writer.connect();
-    await other.connect();
-    try {
-      await writer.query('CREATE SCHEMA IF NOT EXISTS reclaim; CREATE TABLE IF NOT EXISTS reclaim.idle (id int PRIMARY KEY, s text); CREATE TABLE IF NOT EXISTS reclaim.elsewhere (id int)');
-      await writer.query("INSERT INTO reclaim.idle VALUES (1, 'kept'), (2, 'reclaim-canary-9c1e')");
-      // READ COMMITTED, idle in a transaction that has written elsewhere (another service's batch).
+    // READ COMMITTED, idle in a transaction that has written elsewhere (another service's batch).
+    const file = await rewriteAfterOlderTransaction('reclaim.idle', 'reclaim-canary-9c1e', async (other) => {
       await other.query('BEGIN');
       await other.query('INSERT INTO reclaim.elsewhere VALUES (1)');
-      await writer.query('DELETE FROM reclaim.idle WHERE id = 2');
-      let settled = false;
-      const reclaim = db.reclaim(['reclaim.idle']).finally(() => (settled = true));
-      await new Promise((resolve) => setTimeout(resolve, 400));
-      expect(settled).toBe(false);
-      await other.query('COMMIT');
-      await reclaim;
-      const file = (await writer.query<{ bytes: Buffer }>("SELECT pg_read_binary_file(pg_relation_filepath('reclaim.idle')) AS bytes")).rows[0].bytes;
-      expect(file.includes(Buffer.from('reclaim-canary-9c1e'))).toBe(false);
-    } finally {
-      await other.end();
-      await writer.end();
-      await db.close();
-    }
+    });
+    expect(file.includes(Buffer.from('reclaim-canary-9c1e'))).toBe(false);
   });
 
   it('rewrites anyway when the older snapshot outlasts the wait, and says so (ReclaimIncompleteError)', async () => {

@@ -206,15 +206,25 @@ describe('DenseScan with native products (native-dense-scorer.ts)', () => {
   const nativeScan = (): DenseScan => Object.assign(new DenseScan(), { native });
   const { points, queries } = embeddingLike(20_000, 13);
 
+  /** The native search's top-10 scores for `query` are the exact cosines, within 1e-6. */
+  function expectNativeCosines(scan: DenseScan, index: TenantIndex, query: Float32Array): void {
+    const top = new TopK(10);
+    scan.search(index, query, null, 10, top);
+    const { slots, scores } = top.drain();
+    slots.forEach((slot, i) => expect(Math.abs(scores[i] - index.dot(query, slot))).toBeLessThan(1e-6));
+  }
+
+  /** Every query's top-50 equals the exact reference (same ids, same order), and the scores are exact cosines. */
+  function expectExactNative(index: TenantIndex): void {
+    const scan = nativeScan();
+    for (const query of queries) expect(scanTop(scan, index, query, 50)).toEqual(exactTop(index, query, 50));
+    expectNativeCosines(scan, index, queries[0]);
+  }
+
   it('is exact below the fast-scan threshold (same ids, same order as the exact reference), with cosines within 1e-6', () => {
     const index = indexOf(points.slice(0, QUANTISED_MIN_POINTS - 1));
     expect(index.fastCodes).toBeNull();
-    const scan = nativeScan();
-    for (const query of queries) expect(scanTop(scan, index, query, 50)).toEqual(exactTop(index, query, 50));
-    const top = new TopK(10);
-    scan.search(index, queries[0], null, 10, top);
-    const { slots, scores } = top.drain();
-    slots.forEach((slot, i) => expect(Math.abs(scores[i] - index.dot(queries[0], slot))).toBeLessThan(1e-6));
+    expectExactNative(index);
   });
 
   it('keeps the fast-scan threshold where the exact search ends (one number in two files)', () => {
@@ -239,12 +249,7 @@ describe('DenseScan with native products (native-dense-scorer.ts)', () => {
     const index = indexOf(points.slice(0, 6000), undefined, false);
     expect(index.size).toBeGreaterThanOrEqual(QUANTISED_MIN_POINTS);
     expect(index.size).toBeLessThanOrEqual(NATIVE_EXACT_MAX_POINTS);
-    const scan = nativeScan();
-    for (const query of queries) expect(scanTop(scan, index, query, 50)).toEqual(exactTop(index, query, 50));
-    const top = new TopK(10);
-    scan.search(index, queries[0], null, 10, top);
-    const { slots, scores } = top.drain();
-    slots.forEach((slot, i) => expect(Math.abs(scores[i] - index.dot(queries[0], slot))).toBeLessThan(1e-6));
+    expectExactNative(index);
   });
 
   it('scans a tenant below the native minimum in JavaScript, exactly', () => {
@@ -294,10 +299,7 @@ describe('DenseScan with native products (native-dense-scorer.ts)', () => {
     }
     expect(meanOverlap(queries.map((query) => [scanTop(scan, index, query, 10), exactTop(index, query, 10)]))).toBeGreaterThanOrEqual(0.99);
     expect(meanOverlap(queries.map((query) => [scanTop(scan, index, query, 50), exactTop(index, query, 50)]))).toBeGreaterThanOrEqual(0.98);
-    const top = new TopK(10);
-    scan.search(index, queries[4], null, 10, top);
-    const { slots, scores } = top.drain();
-    slots.forEach((slot, i) => expect(Math.abs(scores[i] - index.dot(queries[4], slot))).toBeLessThan(1e-6));
+    expectNativeCosines(scan, index, queries[4]);
   });
 
   it('above the native threshold: the pre-filter with native re-scoring finds >= 0.99 of the exact top-10 and >= 0.98 of the top-50', () => {
