@@ -52,7 +52,27 @@ export function passkeyTransports(transports: readonly string[]): string {
 /**
  * A passkey told apart from the account's others, for screen readers: its creation time to the second and
  * its device type and transports, e.g. "the passkey created 3 May 2026, 10:04:12 (this device only, built-in)".
+ * Two passkeys can share all of that (added within one second from like devices); use `passkeyNames` for a list.
  */
 export function passkeyName(passkey: { createdAt: string; deviceType: string; transports: readonly string[] }): string {
   return `the passkey created ${formatDateTime(passkey.createdAt, true)} (${passkeyDevice(passkey.deviceType)}, ${passkeyTransports(passkey.transports)})`;
+}
+
+/**
+ * `passkeyName` of each passkey of a list, in the list's order, every one distinct: passkeys whose names
+ * coincide get their place among those, e.g. "the passkey created 3 May 2026, 10:04:12 (this device only,
+ * built-in), 2 of 2 alike". A name without a twin has no suffix, so it does not change as others come and go.
+ */
+export function passkeyNames(passkeys: readonly { createdAt: string; deviceType: string; transports: readonly string[] }[]): string[] {
+  const names = passkeys.map(passkeyName);
+  const alike = new Map<string, number>();
+  for (const name of names) alike.set(name, (alike.get(name) ?? 0) + 1);
+  const seen = new Map<string, number>();
+  return names.map((name) => {
+    const total = alike.get(name)!;
+    if (total === 1) return name;
+    const place = (seen.get(name) ?? 0) + 1;
+    seen.set(name, place);
+    return `${name}, ${place} of ${total} alike`;
+  });
 }

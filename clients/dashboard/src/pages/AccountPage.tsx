@@ -3,7 +3,7 @@ import { apiClient, errorMessage, savedSessionToken } from '../api';
 import { passkeySession, shortWallet, useSession } from '../session';
 import { passkeyErrorMessage, registerPasskey } from '../webauthn';
 import { ConfirmButton } from '../components/account-confirm-button';
-import { formatDateTime, passkeyDevice, passkeyName, passkeyTransports } from '../components/account-format';
+import { formatDateTime, passkeyDevice, passkeyNames, passkeyTransports } from '../components/account-format';
 import { ScrollRegion } from '../components/scroll-region';
 
 /**
@@ -24,6 +24,7 @@ export function AccountPage() {
   const [notice, setNotice] = useState<string | undefined>();
   if (!human) return null;
   const last = human.passkeys.length <= 1;
+  const names = passkeyNames(human.passkeys);
 
   async function addPasskey() {
     setBusy(true);
@@ -104,7 +105,7 @@ export function AccountPage() {
                     <ConfirmButton
                       id={`passkey-${index}`}
                       label="Remove"
-                      accessibleLabel={`Remove ${passkeyName(passkey)}`}
+                      accessibleLabel={`Remove ${names[index]}`}
                       question="Remove this passkey? It can no longer sign in."
                       disabled={last}
                       disabledReason="Your only passkey cannot be removed: add another first."
