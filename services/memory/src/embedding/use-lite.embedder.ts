@@ -31,6 +31,7 @@ interface TensorLike {
   dispose(): void;
 }
 interface TfSubset {
+  ready(): Promise<void>;
   tensor1d(values: Int32Array, dtype: 'int32'): TensorLike;
   tensor2d(values: Int32Array, shape: [number, number], dtype: 'int32'): TensorLike;
 }
@@ -103,6 +104,10 @@ export async function loadUseLiteRunner(): Promise<EmbeddingBatchRunner> {
     import('@energetic-ai/core'),
   ]);
   const tf = tfCore as unknown as TfSubset;
+  // The wasm backend first: `initModel` awaits `tf.ready()` *beside* `modelSource()`, whose `loadGraphModel`
+  // makes the weight tensors as soon as the files are read; on a loaded machine that can come before the
+  // backend's asynchronous start, and tfjs then throws "Backend 'wasm' has not yet been initialized".
+  await tf.ready();
   const model = await initModel(modelSource);
   const graph = model.model as GraphModelLike;
   const tokenizer = new WindowedUseLiteTokenizer(model.tokenizer as unknown as UseLiteTokenizerParts);
