@@ -47,7 +47,13 @@ export async function createStandaloneApp(config: StandaloneConfig, overrides: S
       OpsModule.forService({ service: 'standalone', metricsOnHttp: false, listen: config.ops }),
       AgentsModule.forRoot(m.agents),
       RecordsModule,
-      MemoryModule.forRoot({ ...m.memory, warmUp: overrides.warmUp === true, vectorIndex: { kind: 'embedded', directory: join(config.dataDir, 'vectors'), memoryBudgetBytes: config.vectorIndexMemoryBudgetBytes } }),
+      // The index's upserts are not fdatasync'ed: PGlite runs with fsync = off, so a row is no more durable
+      // than its vector (docs/configuration.md, "The embedded database").
+      MemoryModule.forRoot({
+        ...m.memory,
+        warmUp: overrides.warmUp === true,
+        vectorIndex: { kind: 'embedded', directory: join(config.dataDir, 'vectors'), memoryBudgetBytes: config.vectorIndexMemoryBudgetBytes, syncWrites: false },
+      }),
       FilesModule.forRoot(m.files),
       BillingModule.forRoot(m.billing),
       GatewayModule.forRoot(m.gateway, { rateLimiters: inMemoryRateLimiters(config.anonymousPerMinute), paymentSettlement: overrides.paymentSettlement }),

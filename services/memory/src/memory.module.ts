@@ -81,7 +81,7 @@ export class MemoryModule {
                 ? new RemoteVectorIndex(bus)
                 : config.kind === 'qdrant'
                   ? new QdrantVectorIndex({ url: config.url, apiKey: config.apiKey, collectionPrefix: config.collectionPrefix })
-                  : new EmbeddedVectorIndex({ directory: config.directory, memoryBudgetBytes: config.memoryBudgetBytes });
+                  : new EmbeddedVectorIndex({ directory: config.directory, memoryBudgetBytes: config.memoryBudgetBytes, syncWrites: config.syncWrites });
             await index.open({ embedderId: embedder.id, dimension: embedder.dimension });
             return index;
           },

@@ -18,8 +18,8 @@ export type EmbedderConfig =
 
 /** Which vector index the memory service uses. */
 export type VectorIndexConfig =
-  /** Standalone: the index under `directory`; `memoryBudgetBytes` bounds the tenant indexes kept loaded (embedded.vector-index.ts). */
-  | { kind: 'embedded'; directory: string; memoryBudgetBytes?: number }
+  /** Standalone: the index under `directory`; `memoryBudgetBytes` bounds the tenant indexes kept loaded, `syncWrites` (default true) fdatasyncs its upserts (embedded.vector-index.options.ts). */
+  | { kind: 'embedded'; directory: string; memoryBudgetBytes?: number; syncWrites?: boolean }
   /** Cluster mode without Qdrant: the `vector-index` service over the bus (see vector-index/vector-index.module.ts). */
   | { kind: 'remote' }
   /** Cluster mode with Qdrant: one collection per embedder, `<collectionPrefix>__<embedder>__<dimension>` (qdrant.vector-index.ts). */

@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, open, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { encodeKeywords, encodeQuery } from '../recall/keyword-encoder';
@@ -54,6 +54,36 @@ describe('EmbeddedVectorIndex recovery and limits', () => {
 
     const sparse = await openIndex();
     expect((await sparse.searchSparse(encodeQuery('alpha'), { tenant: 't1', limit: 10, types: ['episode'] })).map((h) => h.id)).toEqual(['e1']);
+  });
+
+  it('with syncWrites false, writes upserts without fdatasync but still syncs deletes, and keeps both across a reopen', async () => {
+    // FileHandle is not exported: its prototype, from a handle.
+    const probe = await open(path.join(directory, 'probe'), 'w');
+    const proto = Object.getPrototypeOf(probe) as { datasync(): Promise<void> };
+    await probe.close();
+    const datasync = jest.spyOn(proto, 'datasync');
+    try {
+      const index = await openIndex({ syncWrites: false });
+      // (open writes its descriptor, synced)
+      datasync.mockClear();
+      await index.upsert([point('t1', 'a', 'fact', 0, 'alpha'), point('t1', 'b', 'fact', 1, 'beta')]);
+      // the new log's directory is synced; its records are not
+      expect(datasync).not.toHaveBeenCalled();
+      await index.upsert([point('t1', 'c', 'fact', 2, 'gamma')]);
+      expect(datasync).not.toHaveBeenCalled();
+      await index.delete('t1', ['a']);
+      // the tenant's erasure marker, then the log with its delete record
+      expect(datasync).toHaveBeenCalledTimes(2);
+      await index.close();
+
+      const synced = await openIndex();
+      datasync.mockClear();
+      await synced.upsert([point('t1', 'd', 'fact', 3, 'delta')]);
+      expect(datasync).toHaveBeenCalledTimes(1);
+      expect((await synced.searchDense(axisVector(2), { tenant: 't1', limit: 10 })).map((h) => h.id).sort()).toEqual(['b', 'c', 'd']);
+    } finally {
+      datasync.mockRestore();
+    }
   });
 
   it('rejects (does not hang) a write whose in-memory apply throws, and every later write', async () => {

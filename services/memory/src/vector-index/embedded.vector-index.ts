@@ -46,9 +46,10 @@ export { DEFAULT_INDEX_MEMORY_BUDGET_BYTES, type EmbeddedIndexStats, type Embedd
  *   resident tenants fit `memoryBudgetBytes`; least recently used ones are evicted beyond it.
  * - Durability: each `upsert`/`delete`/`deleteTenant` resolves after its records are written and
  *   fdatasync'ed (or its log removed and the directory synced); concurrent calls share one commit
- *   (group commit). Changes become visible to searches when durable. A record counts only with its
- *   final newline: a torn tail left by a crash is dropped (and truncated) when the tenant is loaded;
- *   damage followed by valid records is corruption, and that tenant's operations throw.
+ *   (group commit); with `syncWrites: false` a commit of upserts only is written but not fdatasync'ed.
+ *   Changes become visible to searches once committed. A record counts only with its final newline: a
+ *   torn tail left by a crash is dropped (and truncated) when the tenant is loaded; damage followed by
+ *   valid records is corruption, and that tenant's operations throw.
  * - Compaction (see {@link EmbeddedVectorIndexOptions.compaction}, and {@link compact}): a tenant's live
  *   points are written to a new file, synced, then renamed over its log. `compact()` rewrites every log
  *   with dead records known to this instance (tenants changed or loaded since `open`) and every log with
@@ -88,7 +89,7 @@ export class EmbeddedVectorIndex implements VectorIndex {
     // A tenant handed out for a use may need compacting: queued, not awaited (a read must not wait for the
     // write queue, nor fail with a compaction).
     this.tenants = new TenantLoader(this.directory, budget, this.types, (tenant) => this.compaction.schedule(tenant));
-    this.writer = new LogWriter(this.directory, (tenant) => this.committed(tenant));
+    this.writer = new LogWriter(this.directory, (tenant) => this.committed(tenant), options.syncWrites ?? true);
     this.compaction = new LogCompaction(this.directory, this.writer, this.tenants, this.types, thresholds);
   }
 

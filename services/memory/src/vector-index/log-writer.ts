@@ -15,7 +15,8 @@ type Entry =
  * The only writer of the tenant logs of one index directory: a queue of appends and jobs (compaction,
  * removal) run in order. Consecutive appends form one group commit: each touched log is written at its
  * end and fdatasync'ed (new logs also sync the directory), then every append is applied in memory and
- * resolved. A failed write or sync sets `failure`: every later append and job is refused with it (the
+ * resolved. Without `syncAppends`, a group commit of appends none of which erases skips the fdatasync
+ * (the records are written, so they survive a crash of the process, not one of the system). A failed write or sync sets `failure`: every later append and job is refused with it (the
  * state of the files is then unknown; reopen the index to recover from the logs).
  */
 export class LogWriter {
@@ -31,6 +32,8 @@ export class LogWriter {
   constructor(
     private readonly directory: string,
     private readonly committed: (tenant: ResidentTenant) => void,
+    /** Whether appends that erase nothing are fdatasync'ed too (EmbeddedVectorIndexOptions.syncWrites). */
+    private readonly syncAppends = true,
   ) {}
 
   /** Clears the failure and counters (on `open`). */
@@ -179,11 +182,13 @@ export class LogWriter {
         }
       }
       let created = false;
+      // A batch with a delete is synced whatever the setting: a lost delete record would bring the vector back.
+      const sync = this.syncAppends || live.some((entry) => entry.erases);
       for (let i = 0; i < tenants.length; i += PARALLEL_SYNCS) {
         await Promise.all(
           tenants.slice(i, i + PARALLEL_SYNCS).map(async (tenant) => {
             if (tenant.fileBytes === 0) created = true;
-            sizes.set(tenant, await this.appendLines(tenant, byTenant.get(tenant)!));
+            sizes.set(tenant, await this.appendLines(tenant, byTenant.get(tenant)!, sync));
           }),
         );
       }
@@ -212,8 +217,8 @@ export class LogWriter {
     for (const tenant of tenants) this.committed(tenant);
   }
 
-  /** Writes lines at the end of the tenant's log in pieces of at most WRITE_CHUNK bytes and syncs; returns the new size. */
-  private async appendLines(tenant: ResidentTenant, lines: Buffer[]): Promise<number> {
+  /** Writes lines at the end of the tenant's log in pieces of at most WRITE_CHUNK bytes and (`sync`) fdatasyncs; returns the new size. */
+  private async appendLines(tenant: ResidentTenant, lines: Buffer[], sync: boolean): Promise<number> {
     const handle = await this.handles.get(tenant.file);
     let offset = tenant.fileBytes;
     let parts: Buffer[] = [];
@@ -230,7 +235,7 @@ export class LogWriter {
     }
     if (partsBytes > 0) await writeAll(handle, parts.length === 1 ? parts[0] : Buffer.concat(parts), offset);
     offset += partsBytes;
-    await handle.datasync();
+    if (sync) await handle.datasync();
     return offset;
   }
 }
