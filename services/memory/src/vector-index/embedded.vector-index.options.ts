@@ -26,14 +26,16 @@ export interface EmbeddedVectorIndexOptions {
    */
   nativeScan?: boolean;
   /**
-   * Whether a write that only adds or replaces points (`upsert`) is fdatasync'ed before it resolves;
+   * Whether an `upsert` of points the tenant does not hold yet is fdatasync'ed before it resolves;
    * default true. False: its records are written to the log before it resolves (a crash of the process
    * keeps them: they are in the operating system's page cache) but the system decides when they reach the
-   * disk, so an operating-system crash or a power loss may drop the last seconds of them. Writes that
-   * erase (`delete`, and their erasure markers) and compaction stay synced either way. Standalone sets it
-   * false: its database, PGlite, runs PostgreSQL with `fsync = off`, so its commits are no more durable
-   * than that, and the sync inside every remember's transaction cost about 7 % of the remember rate
-   * (docs/configuration.md, "The embedded database").
+   * disk, so an operating-system crash or a power loss may drop the last seconds of them (the memories'
+   * vectors are then missing: docs/deployment.md, "Checking and repairing a data directory"). Upserts
+   * that replace a point the tenant holds (a replace, a contextual re-index after a forget), deletes with
+   * their erasure markers, and compaction stay synced either way: losing those would bring back removed
+   * content. Standalone sets it false: its database, PGlite, runs PostgreSQL with `fsync = off`, so its
+   * commits are no more durable than that, and the sync inside every remember's transaction cost about
+   * 7 % of the remember rate (docs/configuration.md, "The embedded database").
    */
   syncWrites?: boolean;
 }

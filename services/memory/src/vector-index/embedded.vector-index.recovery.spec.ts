@@ -56,7 +56,7 @@ describe('EmbeddedVectorIndex recovery and limits', () => {
     expect((await sparse.searchSparse(encodeQuery('alpha'), { tenant: 't1', limit: 10, types: ['episode'] })).map((h) => h.id)).toEqual(['e1']);
   });
 
-  it('with syncWrites false, writes upserts without fdatasync but still syncs deletes, and keeps both across a reopen', async () => {
+  it('with syncWrites false, writes upserts of new points without fdatasync but syncs replaces and deletes, and keeps them across a reopen', async () => {
     // FileHandle is not exported: its prototype, from a handle.
     const probe = await open(path.join(directory, 'probe'), 'w');
     const proto = Object.getPrototypeOf(probe) as { datasync(): Promise<void> };
@@ -71,16 +71,21 @@ describe('EmbeddedVectorIndex recovery and limits', () => {
       expect(datasync).not.toHaveBeenCalled();
       await index.upsert([point('t1', 'c', 'fact', 2, 'gamma')]);
       expect(datasync).not.toHaveBeenCalled();
+      // replacing a point the tenant holds (a replace, a re-index after a forget): synced, with the new point beside it
+      await index.upsert([point('t1', 'e', 'fact', 4, 'epsilon'), point('t1', 'c', 'fact', 5, 'gamma again')]);
+      expect(datasync).toHaveBeenCalledTimes(1);
       await index.delete('t1', ['a']);
       // the tenant's erasure marker, then the log with its delete record
-      expect(datasync).toHaveBeenCalledTimes(2);
+      expect(datasync).toHaveBeenCalledTimes(3);
       await index.close();
 
       const synced = await openIndex();
       datasync.mockClear();
       await synced.upsert([point('t1', 'd', 'fact', 3, 'delta')]);
       expect(datasync).toHaveBeenCalledTimes(1);
-      expect((await synced.searchDense(axisVector(2), { tenant: 't1', limit: 10 })).map((h) => h.id).sort()).toEqual(['b', 'c', 'd']);
+      expect((await synced.searchDense(axisVector(5), { tenant: 't1', limit: 10 })).map((h) => h.id).sort()).toEqual(['b', 'c', 'd', 'e']);
+      // the replaced point holds its new vector
+      expect((await synced.scoreDense(axisVector(5), 't1', ['c'])).get('c')).toBeCloseTo(1, 5);
     } finally {
       datasync.mockRestore();
     }

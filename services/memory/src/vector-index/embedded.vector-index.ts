@@ -46,7 +46,8 @@ export { DEFAULT_INDEX_MEMORY_BUDGET_BYTES, type EmbeddedIndexStats, type Embedd
  *   resident tenants fit `memoryBudgetBytes`; least recently used ones are evicted beyond it.
  * - Durability: each `upsert`/`delete`/`deleteTenant` resolves after its records are written and
  *   fdatasync'ed (or its log removed and the directory synced); concurrent calls share one commit
- *   (group commit); with `syncWrites: false` a commit of upserts only is written but not fdatasync'ed.
+ *   (group commit); with `syncWrites: false` a commit of upserts of new points only is written but not
+ *   fdatasync'ed.
  *   Changes become visible to searches once committed. A record counts only with its final newline: a
  *   torn tail left by a crash is dropped (and truncated) when the tenant is loaded; damage followed by
  *   valid records is corruption, and that tenant's operations throw.
@@ -160,9 +161,17 @@ export class EmbeddedVectorIndex implements VectorIndex {
         pinned.map((tenant) => {
           const prepared = byTenant.get(tenant.id)!;
           const lines = prepared.map((p) => upsertLine(p.tenant, p.id, this.types.name(p.type), p.dense, p.terms, p.tfs));
-          return this.writer.append(tenant, lines, () => {
-            for (const p of prepared) tenant.index.upsert(p);
-          });
+          // Replacing a point the tenant holds: synced even without `syncWrites` (log-writer.ts, `append`).
+          const overwrites = prepared.some((p) => tenant.index.slotOf.has(p.id));
+          return this.writer.append(
+            tenant,
+            lines,
+            () => {
+              for (const p of prepared) tenant.index.upsert(p);
+            },
+            false,
+            overwrites,
+          );
         }),
       );
     } finally {

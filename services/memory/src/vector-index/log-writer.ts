@@ -8,15 +8,25 @@ import { LogHandles, type ResidentTenant } from './tenant-cache';
 const PARALLEL_SYNCS = 16;
 
 type Entry =
-  | { kind: 'append'; tenant: ResidentTenant; data: Buffer[]; erases: boolean; apply: () => void; resolve: () => void; reject: (e: Error) => void }
+  | {
+      kind: 'append';
+      tenant: ResidentTenant;
+      data: Buffer[];
+      erases: boolean;
+      overwrites: boolean;
+      apply: () => void;
+      resolve: () => void;
+      reject: (e: Error) => void;
+    }
   | { kind: 'job'; run: () => Promise<unknown>; resolve: (value: unknown) => void; reject: (e: Error) => void };
 
 /**
  * The only writer of the tenant logs of one index directory: a queue of appends and jobs (compaction,
  * removal) run in order. Consecutive appends form one group commit: each touched log is written at its
  * end and fdatasync'ed (new logs also sync the directory), then every append is applied in memory and
- * resolved. Without `syncAppends`, a group commit of appends none of which erases skips the fdatasync
- * (the records are written, so they survive a crash of the process, not one of the system). A failed write or sync sets `failure`: every later append and job is refused with it (the
+ * resolved. Without `syncAppends`, a group commit of appends that neither erase nor overwrite skips
+ * the fdatasync (the records are written, so they survive a crash of the process, not one of the
+ * system). A failed write or sync sets `failure`: every later append and job is refused with it (the
  * state of the files is then unknown; reopen the index to recover from the logs).
  */
 export class LogWriter {
@@ -32,7 +42,7 @@ export class LogWriter {
   constructor(
     private readonly directory: string,
     private readonly committed: (tenant: ResidentTenant) => void,
-    /** Whether appends that erase nothing are fdatasync'ed too (EmbeddedVectorIndexOptions.syncWrites). */
+    /** Whether appends that neither erase nor overwrite are fdatasync'ed too (EmbeddedVectorIndexOptions.syncWrites). */
     private readonly syncAppends = true,
   ) {}
 
@@ -46,11 +56,14 @@ export class LogWriter {
   /**
    * Appends `data` (whole lines) to the tenant's log durably, then runs `apply`, then resolves. With
    * `erases` (a delete), the tenant's erasure marker is written and synced first (see erasure-markers.ts).
+   * `erases` and `overwrites` (an upsert of a point the tenant holds: a replace, a contextual re-index)
+   * make the commit fdatasync'ed even without `syncAppends`: losing such a record would bring back
+   * content that a forget or a replace removed.
    */
-  append(tenant: ResidentTenant, data: Buffer[], apply: () => void, erases = false): Promise<void> {
+  append(tenant: ResidentTenant, data: Buffer[], apply: () => void, erases = false, overwrites = false): Promise<void> {
     if (this.failure) return Promise.reject(this.failure);
     return new Promise((resolve, reject) => {
-      this.queue.push({ kind: 'append', tenant, data, erases, apply, resolve, reject });
+      this.queue.push({ kind: 'append', tenant, data, erases, overwrites, apply, resolve, reject });
       this.kick();
     });
   }
@@ -182,8 +195,8 @@ export class LogWriter {
         }
       }
       let created = false;
-      // A batch with a delete is synced whatever the setting: a lost delete record would bring the vector back.
-      const sync = this.syncAppends || live.some((entry) => entry.erases);
+      // A delete or an overwrite is synced whatever the setting: losing it would bring back removed content.
+      const sync = this.syncAppends || live.some((entry) => entry.erases || entry.overwrites);
       for (let i = 0; i < tenants.length; i += PARALLEL_SYNCS) {
         await Promise.all(
           tenants.slice(i, i + PARALLEL_SYNCS).map(async (tenant) => {
