@@ -17,7 +17,15 @@ describe('BlobFileWriter', () => {
     await rm(root, { recursive: true, force: true });
   });
 
+  it('writes through the pool while its thread starts, so that no write waits for the start', async () => {
+    const fallback = jest.fn(async () => writeFile(join(root, 'early'), 'early'));
+    await writer.write(write(join(root, 'early'), Buffer.from('early')), fallback);
+    expect(fallback).toHaveBeenCalledTimes(1);
+    expect(await writer.start()).toBe(true);
+  });
+
   it('writes the file in its thread, creating its directories, with owner-only modes, and leaves no temporary file', async () => {
+    expect(await writer.start()).toBe(true);
     const target = join(root, 'a', 'b', 'blob');
     // a pooled Buffer: a view into a larger shared ArrayBuffer, of which only the view's bytes must land
     const data = Buffer.from('remembered content');
@@ -31,6 +39,7 @@ describe('BlobFileWriter', () => {
   });
 
   it("rejects a failed write with the system's code, and writes the next one", async () => {
+    expect(await writer.start()).toBe(true);
     await writeFile(join(root, 'file'), 'not a directory');
     const fallback = jest.fn(async () => undefined);
     await expect(writer.write(write(join(root, 'file', 'blob'), Buffer.from('x')), fallback)).rejects.toMatchObject({ code: expect.stringMatching(/^(ENOTDIR|EEXIST)$/) });
@@ -41,6 +50,7 @@ describe('BlobFileWriter', () => {
   });
 
   it('finishes a write in flight when its thread is ended, through the fallback if the thread did not answer', async () => {
+    expect(await writer.start()).toBe(true);
     const target = join(root, 'late');
     let fellBack = false;
     const pending = writer.write(write(target, Buffer.from('z')), async () => {
@@ -52,6 +62,7 @@ describe('BlobFileWriter', () => {
     expect(await readFile(target, 'utf8')).toBe('z');
     // done by the thread or, if it was ended first, by the fallback; the next write starts a new thread
     void fellBack;
+    expect(await writer.start()).toBe(true);
     await writer.write(write(join(root, 'again'), Buffer.from('w')), async () => undefined);
     expect(await readFile(join(root, 'again'), 'utf8')).toBe('w');
   });

@@ -3,8 +3,11 @@ import { Worker } from 'node:worker_threads';
 
 /** Blobs up to this size (bytes) go through the writer thread; larger ones (files of up to 1 MB) use the pool, so a big write never holds up a memory's. */
 export const WRITER_THREAD_MAX_BYTES = 64 * 1024;
-/** An idle writer thread ends after this long (ms) and starts again on the next write: an idle process, or a test file, holds no thread. */
-const IDLE_END_MS = 5_000;
+/**
+ * An idle writer thread ends after this long (ms), so that an idle process, or a finished test file, holds
+ * no thread; the next write starts it again (about 25 ms, during which writes use the pool).
+ */
+const IDLE_END_MS = 30_000;
 
 /** One write of a blob file, as {@link FilesystemBlobStore} makes it: `data` into `tmp`, synced, renamed to `target`. */
 export interface BlobFileWrite {
@@ -61,14 +64,17 @@ interface Pending {
  * thread (busy with the model's analysis during a remember). Measured on a remember one at a time: the
  * wait for the content's blob after the analysis was 1.0-1.7 ms (docs/configuration.md, "The embedded
  * database", "Blob writes"). The thread starts on the first write, ends after {@link IDLE_END_MS} without one, holds the
- * process open only while a write is in flight, and writes one file at a time. If it fails to start,
- * crashes or exits, the writes in flight and every later one run through `fallback` (the pool), and a
- * warning is logged once. Errors of a write (ENOSPC, EACCES...) reject that write with the system's
+ * process open only while a write is in flight, and writes one file at a time. Until it is running
+ * (`online`) writes run through `fallback` (the pool), so none waits for its start. If it fails to start,
+ * crashes or exits, the writes in flight and every later one, for the rest of the process, run through
+ * `fallback`, and a warning is logged once. Errors of a write (ENOSPC, EACCES...) reject that write with the system's
  * message and `code`, as `fs` would.
  */
 export class BlobFileWriter {
   private readonly logger = new Logger('BlobFileWriter');
   private worker?: Worker;
+  /** Whether {@link worker} is running (its `online` event came): until then writes use the pool. */
+  private online = false;
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
   private idleTimer?: NodeJS.Timeout;
@@ -86,16 +92,34 @@ export class BlobFileWriter {
   write(write: BlobFileWrite, fallback: () => Promise<void>): Promise<void> {
     if (this.failed) return fallback();
     const worker = this.ensureWorker();
-    if (!worker) return fallback();
+    // While the thread starts (about 25 ms), the pool: a write never waits for the start.
+    if (!worker || !this.online) return fallback();
     const id = this.nextId++;
     return new Promise<void>((resolve, reject) => {
       this.pending.set(id, { worker, resolve, reject, fallback });
-      if (this.pending.size === 1) {
-        clearTimeout(this.idleTimer);
-        worker.ref();
+      clearTimeout(this.idleTimer);
+      worker.ref();
+      try {
+        // Copied, not transferred: a small Buffer is a view into Node's shared pool.
+        worker.postMessage({ id, ...write });
+      } catch {
+        this.pending.delete(id);
+        fallback().then(
+          () => resolve(),
+          (error: Error) => reject(error),
+        );
       }
-      // Copied, not transferred: a small Buffer is a view into Node's shared pool.
-      worker.postMessage({ id, ...write });
+    });
+  }
+
+  /** Starts the thread if needed; resolves true once it is running, false if it failed (tests, warm-up). */
+  async start(): Promise<boolean> {
+    const worker = this.failed ? undefined : this.ensureWorker();
+    if (!worker) return false;
+    if (this.online) return true;
+    return new Promise<boolean>((resolve) => {
+      worker.once('online', () => resolve(true));
+      worker.once('exit', () => resolve(false));
     });
   }
 
@@ -104,6 +128,7 @@ export class BlobFileWriter {
     clearTimeout(this.idleTimer);
     const worker = this.worker;
     this.worker = undefined;
+    this.online = false;
     if (worker) await worker.terminate();
   }
 
@@ -111,12 +136,19 @@ export class BlobFileWriter {
     if (this.worker) return this.worker;
     let worker: Worker;
     try {
-      worker = new Worker(WRITER_SCRIPT, { eval: true });
+      // No execArgv: the parent's (`-r @swc-node/register`) would load a TypeScript compiler into the thread (~240 ms to start).
+      worker = new Worker(WRITER_SCRIPT, { eval: true, execArgv: [] });
     } catch (err) {
       this.fail(err as Error);
       return undefined;
     }
+    this.online = false;
     worker.unref();
+    worker.once('online', () => {
+      if (this.worker !== worker) return;
+      this.online = true;
+      this.idleUnless(worker);
+    });
     worker.on('message', (reply: { id: number; error?: { message: string; code?: string } }) => this.settle(worker, reply));
     worker.on('error', (err) => this.fail(err, worker));
     worker.on('exit', (code) => {
@@ -134,22 +166,32 @@ export class BlobFileWriter {
     this.pending.delete(reply.id);
     if (reply.error) pending.reject(Object.assign(new Error(reply.error.message), reply.error.code ? { code: reply.error.code } : {}));
     else pending.resolve();
-    if (this.pending.size === 0) {
-      worker.unref();
-      this.idleTimer = setTimeout(() => {
-        if (this.pending.size > 0 || this.worker !== worker) return;
-        this.worker = undefined;
-        void worker.terminate();
-      }, IDLE_END_MS);
-      this.idleTimer.unref();
-    }
+    this.idleUnless(worker);
+  }
+
+  /** When `worker` has no write in flight: lets the process end without it, and ends it after {@link IDLE_END_MS} unless a write comes. */
+  private idleUnless(worker: Worker): void {
+    if ([...this.pending.values()].some((p) => p.worker === worker)) return;
+    worker.unref();
+    if (this.worker !== worker) return;
+    clearTimeout(this.idleTimer);
+    this.idleTimer = setTimeout(() => {
+      if (this.worker !== worker || [...this.pending.values()].some((p) => p.worker === worker)) return;
+      this.worker = undefined;
+      this.online = false;
+      void worker.terminate();
+    }, IDLE_END_MS);
+    this.idleTimer.unref();
   }
 
   private fail(err: Error, worker?: Worker): void {
     if (!this.failed) this.logger.warn({ err }, 'Blob writer thread failed; blobs are written on the event loop from now on');
     this.failed = true;
     if (!worker) return;
-    if (this.worker === worker) this.worker = undefined;
+    if (this.worker === worker) {
+      this.worker = undefined;
+      this.online = false;
+    }
     this.fallBack(worker);
     void worker.terminate();
   }
