@@ -1,29 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, open, readdir, readFile, rename, rm, unlink } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
-import { BlobFileWriter, WRITER_THREAD_MAX_BYTES } from './blob-file-writer';
 import { assertBlobKey, type BlobStore } from './blob-store.port';
 
 /** Modes of what the store creates: owner only, whatever the process umask (docs/deployment.md, "The data directory"). */
 const DIRECTORY_MODE = 0o700;
 const FILE_MODE = 0o600;
 
-/** The process's one writer thread for small blobs ({@link BlobFileWriter}), shared by every store. */
-const sharedWriter = new BlobFileWriter();
-
 /**
  * Standalone {@link BlobStore}: one file per key under `root`. Writes go to a temporary file that is
  * fsynced and renamed into place, so an acknowledged write survives a crash and a torn write is never
- * visible. Directories are created 0700 and files 0600. A blob of at most 64 KiB (every memory's
- * content) is written by a writer thread ({@link BlobFileWriter}: one message instead of six trips
- * through the pool, each waiting for the busy event loop); a larger one on the event loop's pool.
+ * visible. Directories are created 0700 and files 0600.
  */
 export class FilesystemBlobStore implements BlobStore {
-  /** @param writer the thread that writes small blobs (tests pass their own). */
-  constructor(
-    private readonly root: string,
-    private readonly writer: BlobFileWriter = sharedWriter,
-  ) {}
+  constructor(private readonly root: string) {}
 
   private pathOf(key: string): string {
     assertBlobKey(key);
@@ -32,13 +22,6 @@ export class FilesystemBlobStore implements BlobStore {
 
   async put(key: string, data: Buffer): Promise<void> {
     const target = this.pathOf(key);
-    if (data.length > WRITER_THREAD_MAX_BYTES) return this.putOnPool(target, data);
-    const write = { target, tmp: `${target}.${randomUUID()}.tmp`, data, fileMode: FILE_MODE, directoryMode: DIRECTORY_MODE };
-    return this.writer.write(write, () => this.putOnPool(target, data));
-  }
-
-  /** `put` with fs/promises on libuv's pool: a fresh temporary file, fsync, rename. */
-  private async putOnPool(target: string, data: Buffer): Promise<void> {
     await mkdir(dirname(target), { recursive: true, mode: DIRECTORY_MODE });
     const tmp = `${target}.${randomUUID()}.tmp`;
     const handle = await open(tmp, 'w', FILE_MODE);
