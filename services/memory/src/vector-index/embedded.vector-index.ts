@@ -47,10 +47,9 @@ export { DEFAULT_INDEX_MEMORY_BUDGET_BYTES, type EmbeddedIndexStats, type Embedd
  * - Durability: each `upsert`/`delete`/`deleteTenant` resolves after its records are written and
  *   fdatasync'ed (or its log removed and the directory synced); concurrent calls share one commit
  *   (group commit); with `syncWrites: false` a commit of upserts of new points only is written but not
- *   fdatasync'ed.
- *   Changes become visible to searches once committed. A record counts only with its final newline: a
- *   torn tail left by a crash is dropped (and truncated) when the tenant is loaded; damage followed by
- *   valid records is corruption, and that tenant's operations throw.
+ *   fdatasync'ed. Changes become visible to searches once committed. A record counts only with its
+ *   final newline: a torn tail left by a crash is dropped (and truncated) when the tenant is loaded;
+ *   damage followed by valid records is corruption, and that tenant's operations throw.
  * - Compaction (see {@link EmbeddedVectorIndexOptions.compaction}, and {@link compact}): a tenant's live
  *   points are written to a new file, synced, then renamed over its log. `compact()` rewrites every log
  *   with dead records known to this instance (tenants changed or loaded since `open`) and every log with
@@ -169,8 +168,7 @@ export class EmbeddedVectorIndex implements VectorIndex {
             () => {
               for (const p of prepared) tenant.index.upsert(p);
             },
-            false,
-            overwrites,
+            { overwrites },
           );
         }),
       );
@@ -238,7 +236,7 @@ export class EmbeddedVectorIndex implements VectorIndex {
         () => {
           for (const id of unique) tenant.index.delete(id);
         },
-        true,
+        { erases: true },
       );
     } finally {
       tenant.pins--;

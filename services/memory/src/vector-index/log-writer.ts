@@ -60,7 +60,7 @@ export class LogWriter {
    * make the commit fdatasync'ed even without `syncAppends`: losing such a record would bring back
    * content that a forget or a replace removed.
    */
-  append(tenant: ResidentTenant, data: Buffer[], apply: () => void, erases = false, overwrites = false): Promise<void> {
+  append(tenant: ResidentTenant, data: Buffer[], apply: () => void, { erases = false, overwrites = false }: { erases?: boolean; overwrites?: boolean } = {}): Promise<void> {
     if (this.failure) return Promise.reject(this.failure);
     return new Promise((resolve, reject) => {
       this.queue.push({ kind: 'append', tenant, data, erases, overwrites, apply, resolve, reject });
