@@ -1,4 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { once } from 'node:events';
+import { type AddressInfo, createServer, connect, type Socket } from 'node:net';
 import { RateLimitedError } from '@agent-memory/shared';
 import { FairScheduler } from './fair-scheduler';
 
@@ -142,5 +144,34 @@ describe('FairScheduler', () => {
     await expect(scheduler.run('a', 1, () => { throw new Error('sync boom'); })).rejects.toThrow('sync boom');
     await expect(scheduler.run('a', 1, async () => 42)).resolves.toBe(42);
     expect(scheduler.stats).toEqual({ running: 0, queued: 0, agents: 0 });
+  });
+
+  it('reads a request that arrived during a job before it starts the next, when the jobs never yield (the model on the event loop)', async () => {
+    // A loopback connection stands for a client's HTTP request: its bytes arrive while job 1 computes.
+    const server = createServer();
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const accepted = once(server, 'connection') as Promise<[Socket]>;
+    const client = connect((server.address() as AddressInfo).port, '127.0.0.1');
+    await once(client, 'connect');
+    const [socket] = await accepted;
+    const events: string[] = [];
+    socket.on('data', () => events.push('request read'));
+    try {
+      const scheduler = new FairScheduler({ concurrency: 1, perAgentConcurrency: 1, perAgentQueue: 10 });
+      // Each job computes for 5 ms without awaiting anything, as a tfjs embedding does.
+      const job = (n: number) => async () => {
+        events.push(`job ${n}`);
+        if (n === 1) client.write('POST /remember');
+        const until = performance.now() + 5;
+        while (performance.now() < until);
+      };
+      await Promise.all([1, 2, 3, 4].map((n) => scheduler.run('busy', 1, job(n))));
+      // Back to back in one turn, the request would be read after job 4; it is read before job 2.
+      expect(events).toEqual(['job 1', 'request read', 'job 2', 'job 3', 'job 4']);
+    } finally {
+      client.destroy();
+      server.close();
+    }
   });
 });

@@ -60,6 +60,8 @@ export class FairScheduler {
   private queued = 0;
   private virtualTime = 0;
   private seq = 0;
+  /** A dispatch after a job's end is scheduled ({@link dispatchAfterIo}). */
+  private dispatchPending = false;
   /** Exponentially weighted mean run time per unit of cost, ms (for Retry-After). */
   private msPerCost = 50;
 
@@ -113,7 +115,7 @@ export class FairScheduler {
               this.running--;
               state.running--;
               if (state.running === 0 && state.queue.length === 0) this.agents.delete(agentId);
-              this.dispatch();
+              this.dispatchAfterIo();
             });
         },
       };
@@ -126,6 +128,27 @@ export class FairScheduler {
   /** Running and waiting jobs now. */
   get stats(): FairSchedulerStats {
     return { running: this.running, queued: this.queued, agents: this.agents.size };
+  }
+
+  /**
+   * Starts the next waiting jobs after a job's end, once the event loop has polled for I/O. A job that
+   * ends in a microtask would otherwise start the next one within the same turn: with the model on the
+   * event loop's thread (EMBEDDER_RUNTIME=tfjs) and jobs that await no I/O, jobs then ran back to back and
+   * requests sent meanwhile were not even read, so their calls could not join the queue the scheduler
+   * orders (a request needs a few turns to reach its job). Two check phases (setImmediate twice) put a
+   * poll phase between a job's end and the next start wherever the end came from. Costs two loop turns
+   * per job (microseconds when idle); a job submitted meanwhile may take the free slot at once, by the
+   * same smallest-tag rule.
+   */
+  private dispatchAfterIo(): void {
+    if (this.dispatchPending) return;
+    this.dispatchPending = true;
+    setImmediate(() =>
+      setImmediate(() => {
+        this.dispatchPending = false;
+        this.dispatch();
+      }),
+    );
   }
 
   /** Starts waiting jobs while slots are free: smallest finish tag first among agents under their cap. */
