@@ -28,6 +28,10 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => server?.close({ removeData: true }));
 
+/** Large writes of each of the 4 busy agents, and all of them. */
+const WRITES_PER_AGENT = 8;
+const WRITES = 4 * WRITES_PER_AGENT;
+
 const WORDS = 'river harbour budget invoice garden lecture concert flight recipe doctor mortgage camera bicycle novel sprint'.split(' ');
 /** About `bytes` of distinct pseudo-sentences (at least 8 embedding chunks of 1,000 characters). */
 function largeMemory(seed: number, bytes = 9_000): string {
@@ -58,32 +62,33 @@ it('serves a bystander’s recall before the busy agents’ queued writes', asyn
     run(agentId, cost, () => (started.push(agentId), work()), options)) as FairScheduler['run'];
   const completed: string[] = [];
   const writes = busy.flatMap((agent, a) =>
-    Array.from({ length: 6 }, async (_, k) => {
+    Array.from({ length: WRITES_PER_AGENT }, async (_, k) => {
       const body = { content: largeMemory(a * 100 + k), idempotency_key: `busy-${a}-${k}` };
       const res = await api.request('POST', `/api/v1/records/${agent.recordId}/remember`, { key: agent.agentKey, body });
       expect(res.status).toBe(200);
       completed.push(`busy-${a}#${k}`);
     }),
   );
-  // Each write claims its idempotency key before any model work: once all 24 claims exist, every write is
+  // Each write claims its idempotency key before any model work: once all 32 claims exist, every write is
   // in the memory service, waiting for the model (or being embedded), and the recall comes after them.
   const prisma = server.app.get<MemoryPrismaClient>(MEMORY_PRISMA, { strict: false });
-  await eventually(async () => expect(await prisma.memoryIdempotencyKey.count({ where: { key: { startsWith: 'busy-' } } })).toBe(24), 60_000);
+  await eventually(async () => expect(await prisma.memoryIdempotencyKey.count({ where: { key: { startsWith: 'busy-' } } })).toBe(WRITES), 60_000);
   const before = started.length;
   const recall = await api.request('POST', `/api/v1/records/${bystander.recordId}/recall`, { key: bystander.agentKey, body: { query: 'When does the team meet?' } });
   expect(recall.status).toBe(200);
   completed.push('bystander');
   await Promise.all(writes);
 
-  expect(completed).toHaveLength(25);
+  expect(completed).toHaveLength(WRITES + 1);
   // Writes not started when the recall was sent that started before it: with first-come-first-served the
   // recall waits behind all of them; with fair queuing behind the job in progress and the few writes that
   // start while the recall passes the gateway (a trace showed the recall started right after the job in
   // progress when it reached the scheduler).
-  expect(started.filter((agent) => agent !== bystander.agentId)).toHaveLength(24);
+  expect(started.filter((agent) => agent !== bystander.agentId)).toHaveLength(WRITES);
   const writesBeforeRecall = started.indexOf(bystander.agentId, before) - before;
-  const queuedWhenRecallArrived = 24 - before;
-  // The writes reach the scheduler over a few seconds while earlier ones run: about 10 of 24 still wait.
+  const queuedWhenRecallArrived = WRITES - before;
+  // The writes reach the scheduler over a few seconds while earlier ones run: with 24 writes, 7 to 11
+  // still waited on a slow 2-core machine (Intel Xeon, 2.1 GHz), hence 32, so that the bound below means something.
   expect(queuedWhenRecallArrived).toBeGreaterThanOrEqual(8);
   expect(writesBeforeRecall).toBeLessThanOrEqual(queuedWhenRecallArrived / 4);
 }, 300_000);
