@@ -87,8 +87,8 @@ it('serves a bystander’s recall before the busy agents’ queued writes', asyn
   expect(started.filter((agent) => agent !== bystander.agentId)).toHaveLength(WRITES);
   const writesBeforeRecall = started.indexOf(bystander.agentId, before) - before;
   const queuedWhenRecallArrived = WRITES - before;
-  // The writes reach the scheduler over a few seconds while earlier ones run: with 24 writes, 7 to 11
-  // still waited on a slow 2-core machine (Intel Xeon, 2.1 GHz), hence 32, so that the bound below means something.
+  // The writes reach the scheduler over a few seconds while earlier ones run. The bound below needs enough
+  // of them still waiting to mean something: with 24 writes, 7 to 11 waited on a slow 2-core machine, hence 32.
   expect(queuedWhenRecallArrived).toBeGreaterThanOrEqual(8);
   expect(writesBeforeRecall).toBeLessThanOrEqual(queuedWhenRecallArrived / 4);
 }, 300_000);

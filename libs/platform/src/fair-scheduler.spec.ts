@@ -159,19 +159,21 @@ describe('FairScheduler', () => {
     socket.on('data', () => events.push('request read'));
     try {
       const scheduler = new FairScheduler({ concurrency: 1, perAgentConcurrency: 1, perAgentQueue: 10 });
-      // Each job computes for 5 ms without awaiting anything, as a tfjs embedding does.
+      // Each job computes without awaiting anything, as a tfjs embedding does: the first for 40 ms (ample
+      // time for the loopback bytes to be readable), the others for 5 ms.
       const job = (n: number) => async () => {
         events.push(`job ${n}`);
         if (n === 1) client.write('POST /remember');
-        const until = performance.now() + 5;
+        const until = performance.now() + (n === 1 ? 40 : 5);
         while (performance.now() < until);
       };
       await Promise.all([1, 2, 3, 4].map((n) => scheduler.run('busy', 1, job(n))));
-      // Back to back in one turn, the request would be read after job 4; it is read before job 2.
+      // Back to back in one turn, all four jobs would run before the request is read; it is read before job 2.
       expect(events).toEqual(['job 1', 'request read', 'job 2', 'job 3', 'job 4']);
     } finally {
       client.destroy();
-      server.close();
+      socket.destroy();
+      await new Promise((closed) => server.close(closed));
     }
   });
 });

@@ -60,7 +60,9 @@ export class FairScheduler {
   private queued = 0;
   private virtualTime = 0;
   private seq = 0;
-  /** A dispatch after a job's end is scheduled ({@link dispatchAfterIo}). */
+  /** Jobs ended whose slots wait for the next poll phase before they are refilled ({@link dispatchAfterIo}). */
+  private endedAwaitingIo = 0;
+  /** The first turn of a {@link dispatchAfterIo} is scheduled and has not run yet. */
   private dispatchPending = false;
   /** Exponentially weighted mean run time per unit of cost, ms (for Retry-After). */
   private msPerCost = 50;
@@ -131,29 +133,35 @@ export class FairScheduler {
   }
 
   /**
-   * Starts the next waiting jobs after a job's end, once the event loop has polled for I/O. A job that
-   * ends in a microtask would otherwise start the next one within the same turn: with the model on the
-   * event loop's thread (EMBEDDER_RUNTIME=tfjs) and jobs that await no I/O, jobs then ran back to back and
-   * requests sent meanwhile were not even read, so their calls could not join the queue the scheduler
-   * orders (a request needs a few turns to reach its job). Two check phases (setImmediate twice) put a
-   * poll phase between a job's end and the next start wherever the end came from. Costs two loop turns
-   * per job (microseconds when idle); a job submitted meanwhile may take the free slot at once, by the
-   * same smallest-tag rule.
+   * Refills a finished job's slot once the event loop has polled for I/O. A job that ends in a microtask
+   * would otherwise start the next one within the same turn: with the model on the event loop's thread
+   * (EMBEDDER_RUNTIME=tfjs) and jobs that await no I/O, jobs then ran back to back and requests sent
+   * meanwhile were not even read, so their calls could not join the queue the scheduler orders (a request
+   * needs a few turns to reach its job). Two check phases (setImmediate twice) put a poll phase between a
+   * job's end and the start that refills its slot, wherever the end came from; ends in the same turn share
+   * one pair, and an end after its first turn ran waits for a pair of its own. Costs two loop turns per job
+   * (microseconds when idle). A call submitted meanwhile may take a free slot at once (`run` dispatches
+   * the smallest tag among all waiting jobs, not necessarily its own). Tests that fake `setImmediate`
+   * (Jest's fake timers) must leave it real, or the second job never starts.
    */
   private dispatchAfterIo(): void {
+    this.endedAwaitingIo++;
     if (this.dispatchPending) return;
     this.dispatchPending = true;
-    setImmediate(() =>
-      setImmediate(() => {
-        this.dispatchPending = false;
-        this.dispatch();
-      }),
-    );
+    setImmediate(() => {
+      const slots = this.endedAwaitingIo;
+      this.endedAwaitingIo = 0;
+      this.dispatchPending = false;
+      setImmediate(() => this.dispatch(slots));
+    });
   }
 
-  /** Starts waiting jobs while slots are free: smallest finish tag first among agents under their cap. */
-  private dispatch(): void {
-    while (this.running < this.options.concurrency && this.queued > 0) {
+  /**
+   * Starts waiting jobs while slots are free, at most `limit`: smallest finish tag first among agents
+   * under their cap.
+   */
+  private dispatch(limit = Number.POSITIVE_INFINITY): void {
+    for (let started = 0; started < limit && this.running < this.options.concurrency && this.queued > 0; started++) {
       let best: AgentState | undefined;
       for (const agent of this.agents.values()) {
         if (agent.queue.length === 0 || agent.running >= this.options.perAgentConcurrency) continue;
