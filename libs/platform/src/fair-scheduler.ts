@@ -60,10 +60,11 @@ export class FairScheduler {
   private queued = 0;
   private virtualTime = 0;
   private seq = 0;
-  /** Jobs ended whose slots wait for the next poll phase before they are refilled ({@link dispatchAfterIo}). */
+  /**
+   * Jobs ended whose slots wait for the next poll phase before they are refilled ({@link dispatchAfterIo});
+   * above 0 exactly while the first turn of a refill is scheduled and has not run.
+   */
   private endedAwaitingIo = 0;
-  /** The first turn of a {@link dispatchAfterIo} is scheduled and has not run yet. */
-  private dispatchPending = false;
   /** Exponentially weighted mean run time per unit of cost, ms (for Retry-After). */
   private msPerCost = 50;
 
@@ -145,13 +146,10 @@ export class FairScheduler {
    * (Jest's fake timers) must leave it real, or the second job never starts.
    */
   private dispatchAfterIo(): void {
-    this.endedAwaitingIo++;
-    if (this.dispatchPending) return;
-    this.dispatchPending = true;
+    if (this.endedAwaitingIo++ > 0) return; // the scheduled first turn will count this end too
     setImmediate(() => {
       const slots = this.endedAwaitingIo;
       this.endedAwaitingIo = 0;
-      this.dispatchPending = false;
       setImmediate(() => this.dispatch(slots));
     });
   }
