@@ -1,5 +1,5 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { assertBeforeDeadline, IdempotencyClaimLostError, PrismaIdempotencyStore, RECORD_DELETION_TRANSACTION, RecordTombstones } from '@agent-memory/platform';
+import { assertBeforeDeadline, IdempotencyClaimLostError, PrismaIdempotencyStore, RECORD_DELETION_TRANSACTION, RecordTombstones, requestDeadline } from '@agent-memory/platform';
 import { type MemoryType, newId } from '@agent-memory/shared';
 import { Prisma } from './generated/client';
 import { chargeMemoryUsage, DEFAULT_MEMORY_QUOTA, MEMORY_QUOTA, type MemoryQuota, type MemoryUsage, readMemoryUsage, releaseMemoryUsage } from './memory-quota';
@@ -12,6 +12,19 @@ import { MEMORY_PRISMA, type MemoryPrismaClient } from './prisma';
  * (embedded index: group commit and fsync; Qdrant: a network round trip).
  */
 const VECTOR_WRITE_TRANSACTION = { timeout: 30_000, maxWait: 10_000 };
+
+/**
+ * Transaction options of a remember's save: {@link VECTOR_WRITE_TRANSACTION}, waiting to start (for a
+ * connection; standalone: PGlite's one session) as long as the request's `deadline` (epoch ms) leaves,
+ * and never less than its 10 s. A save that waited past that wait failed with a 500 while its caller still
+ * waited: with the model on the event loop's thread (EMBEDDER_RUNTIME=tfjs), 32 large writes at once made
+ * saves queue behind transactions held open across model jobs for more than 10 s. The deadline is
+ * checked again inside the transaction, so a save never commits after it.
+ */
+export function saveTransactionOptions(deadline: number | undefined, now = Date.now()): { timeout: number; maxWait: number } {
+  const left = deadline === undefined ? 0 : deadline - now;
+  return { ...VECTOR_WRITE_TRANSACTION, maxWait: Math.max(VECTOR_WRITE_TRANSACTION.maxWait, left) };
+}
 
 /**
  * Tombstones of deleted records (`memory.deleted_records`) and the record advisory lock (key
@@ -206,7 +219,7 @@ export class PrismaMemoryRepository implements MemoryRepository {
         // Thrown in the callback: the transaction rolls back, whatever the error.
         throw markRolledBack(error);
       }
-    }, writeVector ? VECTOR_WRITE_TRANSACTION : undefined));
+    }, writeVector ? saveTransactionOptions(requestDeadline()) : undefined));
   }
 
   /** The memory with this id in any record (jobs carry only the id), or null. */
